@@ -1,0 +1,87 @@
+import pino from 'pino';
+import { startServer } from '../server/http-server.ts';
+import { SettingsError, serveSettings } from '../server/settings.ts';
+import { readBundle } from '../store/bundle/read-bundle.ts';
+import { BundleError } from '../store/bundle/validate.ts';
+import { importBundle } from '../store/import.ts';
+import { openStore } from '../store/open-store.ts';
+import { formatSummary } from './import-command.ts';
+import { parseCommand, UsageError } from './usage.ts';
+
+const HELP = `Usage: scoop serve [--host H] [--port P] [--db PATH] [--namespace NS] [--public-url URL] [--seed BUNDLE]
+
+Serves the four endpoints (SOAP 1.1, SOAP 1.2, HTTP GET, HTTP POST).
+
+Options (each also an environment variable):
+  --host H          SCOOP_HOST        address to listen on (default 127.0.0.1)
+  --port P          SCOOP_PORT        port (default 8080)
+  --db PATH         SCOOP_DB          SQLite file (default ./data/scoop.db)
+  --namespace NS    SCOOP_NAMESPACE   XML namespace (default http://scoop.example.org/api)
+  --public-url URL  SCOOP_PUBLIC_URL  public base URL, for WSDL addresses
+  --seed BUNDLE                       import BUNDLE first if the store has never been imported into
+                    SCOOP_HTTP_AUTH   on (default) or off: whether HTTP GET/POST need a token`;
+
+export async function serveCommand(args: string[]): Promise<number> {
+  const parsed = parseCommand(
+    args,
+    {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      db: { type: 'string' },
+      namespace: { type: 'string' },
+      'public-url': { type: 'string' },
+      seed: { type: 'string' },
+    },
+    HELP,
+  );
+  if (!parsed) return 0;
+  if (parsed.positionals.length > 0)
+    throw new UsageError(`unexpected argument ${parsed.positionals[0]}\n\n${HELP}`);
+  let settings: ReturnType<typeof serveSettings>;
+  try {
+    settings = serveSettings(parsed.values, process.env);
+  } catch (error) {
+    if (error instanceof SettingsError) throw new UsageError(error.message);
+    throw error;
+  }
+  const logger = pino({ level: settings.logLevel, base: undefined });
+  const store = await openStore(settings.db);
+  const seed = parsed.values.seed;
+  if (typeof seed === 'string' && (await store.contentVersion()) === 0) {
+    try {
+      const summary = await importBundle(store, await readBundle(seed));
+      process.stderr.write(`Imported ${seed} into ${settings.db}:\n${formatSummary(summary)}\n`);
+    } catch (error) {
+      if (error instanceof BundleError) {
+        process.stderr.write(`scoop serve: the seed bundle was refused: ${error.message}\n`);
+        await store.close();
+        return 1;
+      }
+      throw error;
+    }
+  }
+  const running = await startServer(
+    {
+      store,
+      namespace: settings.namespace,
+      httpAuth: settings.httpAuth,
+      maxBodyBytes: settings.maxBodyBytes,
+      maxListItems: settings.maxListItems,
+      xmlLimits: settings.xmlLimits,
+      service: { maxImageDimension: settings.maxImageDimension },
+      logger,
+    },
+    settings.host,
+    settings.port,
+  );
+  logger.info({ url: running.url, db: settings.db }, `scoop listening on ${running.url}`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  logger.info('shutting down');
+  await running.close();
+  await store.close();
+  return 0;
+}

@@ -1,0 +1,56 @@
+import { canonicalToken, hashToken, newToken } from '../auth/tokens.ts';
+import { databaseSetting } from '../server/settings.ts';
+import { openStore } from '../store/open-store.ts';
+import { DB_OPTION, parseCommand, UsageError } from './usage.ts';
+
+const HELP = `Usage:
+  scoop token create [--label LABEL] [--db PATH]   print a new token (a GUID) alone on stdout
+  scoop token list [--db PATH]                     label, created, last used, revoked (never the token)
+  scoop token revoke <token> [--db PATH]           revoke a token at once
+
+Only a SHA-256 hash of each token is stored; a token is shown once, when created.`;
+
+export async function tokenCommand(args: string[]): Promise<number> {
+  const parsed = parseCommand(args, { ...DB_OPTION, label: { type: 'string' } }, HELP);
+  if (!parsed) return 0;
+  const [action, ...rest] = parsed.positionals;
+  const store = await openStore(databaseSetting(parsed.values, process.env));
+  try {
+    switch (action) {
+      case 'create': {
+        if (rest.length > 0) throw new UsageError(`create takes no arguments\n\n${HELP}`);
+        const token = newToken();
+        const label = typeof parsed.values.label === 'string' ? parsed.values.label : '';
+        await store.addToken(hashToken(token), label, new Date().toISOString());
+        process.stdout.write(`${token}\n`);
+        return 0;
+      }
+      case 'list': {
+        const tokens = await store.listTokens();
+        process.stdout.write(
+          `${'label'.padEnd(24)} ${'created'.padEnd(24)} ${'last used'.padEnd(24)} revoked\n`,
+        );
+        for (const t of tokens) {
+          process.stdout.write(
+            `${(t.label || '-').padEnd(24)} ${t.createdAt.padEnd(24)} ${(t.lastUsedAt ?? '-').padEnd(24)} ${t.revokedAt ?? '-'}\n`,
+          );
+        }
+        return 0;
+      }
+      case 'revoke': {
+        if (rest.length !== 1) throw new UsageError(`revoke takes one token\n\n${HELP}`);
+        const canonical = canonicalToken(rest[0]!);
+        if (canonical && (await store.revokeToken(hashToken(canonical), new Date().toISOString()))) {
+          process.stdout.write('revoked\n');
+          return 0;
+        }
+        process.stderr.write('scoop token revoke: no active token matches\n');
+        return 1;
+      }
+      default:
+        throw new UsageError(`expected create, list or revoke\n\n${HELP}`);
+    }
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The one error catalogue. Every refusal the service makes is one of these codes;
+ * each binding renders it (SOAP 1.1 fault, SOAP 1.2 fault, or an HTTP status with a
+ * small XML body). docs/errors.md lists the same table; a test keeps them in step.
+ */
+
+/** Which side is at fault: `client` → soap:Client / soap:Sender, `server` → soap:Server / soap:Receiver. */
+export type FaultSide = 'client' | 'server';
+
+export interface ErrorSpec {
+  readonly status: number;
+  readonly side: FaultSide;
+  readonly summary: string;
+}
+
+export const ERRORS = {
+  UNKNOWN_ID: { status: 404, side: 'client', summary: 'No published record has this id.' },
+  MISSING_PARAMETER: { status: 400, side: 'client', summary: 'A required parameter is missing or empty.' },
+  INVALID_PARAMETER: {
+    status: 400,
+    side: 'client',
+    summary: 'A parameter value is not valid for its type (xs:int, resizeMode, …) or out of range.',
+  },
+  DUPLICATE_PARAMETER: {
+    status: 400,
+    side: 'client',
+    summary: 'A single-valued parameter was given more than once.',
+  },
+  TOO_MANY_VALUES: { status: 400, side: 'client', summary: 'A list parameter has more items than allowed.' },
+  AUTH_FAILED: {
+    status: 401,
+    side: 'client',
+    summary: 'The token is missing, malformed, unknown or revoked (deliberately not told apart).',
+  },
+  TOKEN_IN_URL: { status: 400, side: 'client', summary: 'A token was sent in the URL query string.' },
+  DUPLICATE_HEADER: {
+    status: 400,
+    side: 'client',
+    summary: 'A SOAP header or HTTP header that must appear once appeared more than once.',
+  },
+  MUST_UNDERSTAND: {
+    status: 500,
+    side: 'client',
+    summary: 'A SOAP header marked mustUnderstand is not understood (soap:MustUnderstand).',
+  },
+  MALFORMED_XML: { status: 400, side: 'client', summary: 'The request body is not well-formed XML.' },
+  DTD_NOT_ALLOWED: {
+    status: 400,
+    side: 'client',
+    summary: 'The request contains a document type declaration.',
+  },
+  PROCESSING_INSTRUCTION: {
+    status: 400,
+    side: 'client',
+    summary: 'The SOAP envelope contains a processing instruction.',
+  },
+  INVALID_ENCODING: {
+    status: 400,
+    side: 'client',
+    summary: 'The request is not valid UTF-8, uses an unsupported charset, or has invalid percent-encoding.',
+  },
+  XML_LIMIT_EXCEEDED: {
+    status: 400,
+    side: 'client',
+    summary: 'The XML exceeds a structural limit (depth, element or attribute count, name or text length).',
+  },
+  EMPTY_BODY: { status: 400, side: 'client', summary: 'The request body is empty.' },
+  NOT_SOAP: {
+    status: 500,
+    side: 'client',
+    summary: 'The body is XML but not a SOAP 1.1 or 1.2 envelope (soap:VersionMismatch).',
+  },
+  SOAP_VERSION_MISMATCH: {
+    status: 500,
+    side: 'client',
+    summary: 'A SOAP 1.1 envelope was sent as application/soap+xml (soap:VersionMismatch).',
+  },
+  INVALID_ENVELOPE: {
+    status: 400,
+    side: 'client',
+    summary:
+      'The SOAP envelope is not shaped as SOAP requires (Body missing or repeated, header after body, …).',
+  },
+  UNKNOWN_OPERATION: {
+    status: 404,
+    side: 'client',
+    summary: 'The operation does not exist at this endpoint (name, path or version).',
+  },
+  SOAP_ACTION_MISMATCH: {
+    status: 400,
+    side: 'client',
+    summary: 'The SOAPAction header or action parameter names another operation than the body element.',
+  },
+  NOT_FOUND: { status: 404, side: 'client', summary: 'No such path.' },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    side: 'client',
+    summary: 'The HTTP method is not allowed for this path.',
+  },
+  BODY_TOO_LARGE: { status: 413, side: 'client', summary: 'The request body exceeds the configured limit.' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    side: 'client',
+    summary: 'The Content-Type is not the one this binding accepts.',
+  },
+  BAD_REQUEST: { status: 400, side: 'client', summary: 'The HTTP request itself is malformed.' },
+  INTERNAL: {
+    status: 500,
+    side: 'server',
+    summary: 'An unexpected error on the server; the log has details.',
+  },
+  UNAVAILABLE: {
+    status: 503,
+    side: 'server',
+    summary: 'The store is unreachable or the server is shutting down; retry later.',
+  },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** The error every layer throws; rendered by the binding that received the request. */
+export class ScoopError extends Error {
+  readonly code: ErrorCode;
+  /** Extra SOAP data, e.g. the header QNames for a soap:MustUnderstand fault. */
+  readonly notUnderstood: readonly { uri: string; local: string; prefix: string }[];
+
+  constructor(code: ErrorCode, message: string, notUnderstood: ScoopError['notUnderstood'] = []) {
+    super(message);
+    this.name = 'ScoopError';
+    this.code = code;
+    this.notUnderstood = notUnderstood;
+  }
+
+  get spec(): ErrorSpec {
+    return ERRORS[this.code];
+  }
+}
+
+export function isScoopError(error: unknown): error is ScoopError {
+  return error instanceof ScoopError;
+}

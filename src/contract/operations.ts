@@ -1,0 +1,150 @@
+/**
+ * The operations and the endpoints that offer them (service-spec.md 4.1, 4.3).
+ * Each operation is offered at exactly one endpoint; its result is a wrapper type
+ * `wsGet<Op>Response` with a single member, which is also the HTTP GET/POST root.
+ */
+import { BOOLEAN, type ComplexType, complex, type Field, field, INT, STRING } from './schema.ts';
+import {
+  ArrayOfInt,
+  ArrayOfResizeMode,
+  ArrayOfWsNewsletter,
+  wsAnhang,
+  wsArtikelDetails,
+  wsBereich,
+  wsBild,
+  wsCityAppBereich,
+} from './types.ts';
+
+export type EndpointGroup = 'scoop' | 'public';
+
+export interface Endpoint {
+  readonly group: EndpointGroup;
+  readonly version: number;
+  /** Path after the base URL, e.g. `/scoop/api/v6/public.asmx`. */
+  readonly path: string;
+  /** `[WebService(Name)]` of the original: names the WSDL service, bindings and portTypes. */
+  readonly serviceName: string;
+  /** `scoop.asmx` operations carry the `wsAuthHeader` (service-spec.md part 5). */
+  readonly requiresToken: boolean;
+}
+
+export interface Operation {
+  readonly name: string;
+  readonly endpoint: Endpoint;
+  readonly params: readonly Field[];
+  /** `wsGet<Op>Response`: the content of `<Op>Result` and the HTTP root element. */
+  readonly result: ComplexType;
+  readonly purpose: string;
+}
+
+function endpoint(group: EndpointGroup, version: number): Endpoint {
+  return {
+    group,
+    version,
+    path: `/scoop/api/v${version}/${group}.asmx`,
+    serviceName: group,
+    requiresToken: group === 'scoop',
+  };
+}
+
+export const SCOOP_V5 = endpoint('scoop', 5);
+export const SCOOP_V6 = endpoint('scoop', 6);
+export const SCOOP_V7 = endpoint('scoop', 7);
+export const PUBLIC_V6 = endpoint('public', 6);
+
+/** In the order of the reference's WSDL and help pages for each endpoint. */
+export const ENDPOINTS: readonly Endpoint[] = [SCOOP_V5, SCOOP_V6, SCOOP_V7, PUBLIC_V6];
+
+/** Spec 4.2 rule 2: `getBereich` → `wsGetBereichResponse`, `checkAnhangVorhanden` → `wsCheckAnhangVorhandenResponse`. */
+export function resultTypeName(operationName: string): string {
+  const isGet = operationName.startsWith('get');
+  const stem = isGet ? operationName.slice(3) : operationName;
+  const capitalised = `${stem[0]!.toUpperCase()}${stem.slice(1)}`;
+  return isGet ? `wsGet${capitalised}Response` : `ws${capitalised}Response`;
+}
+
+function operation(
+  name: string,
+  at: Endpoint,
+  params: readonly Field[],
+  resultField: Field,
+  purpose: string,
+): Operation {
+  return { name, endpoint: at, params, result: complex(resultTypeName(name), [resultField]), purpose };
+}
+
+export const OPERATIONS: readonly Operation[] = [
+  operation(
+    'checkAnhangVorhanden',
+    SCOOP_V5,
+    [field('anhangID', INT)],
+    field('anhangVorhanden', BOOLEAN),
+    'Checks whether an attachment exists',
+  ),
+  operation(
+    'getArtikelDetails',
+    SCOOP_V6,
+    [field('artikelID', INT)],
+    field('artikelDetails', wsArtikelDetails),
+    'Returns one article with all details',
+  ),
+  operation(
+    'getAbonnierteNewsletter',
+    SCOOP_V6,
+    [field('email', STRING)],
+    field('newsletter', ArrayOfInt),
+    'Returns the newsletters a user has subscribed to',
+  ),
+  operation(
+    'getNewsletter',
+    SCOOP_V7,
+    [],
+    field('newsletter', ArrayOfWsNewsletter),
+    'Returns the publicly subscribable newsletters',
+  ),
+  operation(
+    'getCityAppBereich',
+    SCOOP_V7,
+    [field('cityAppBereichID', INT)],
+    field('cityAppBereich', wsCityAppBereich),
+    'Returns one city-app area',
+  ),
+  operation(
+    'getBild',
+    PUBLIC_V6,
+    [
+      field('bildID', INT),
+      field('width', INT),
+      field('height', INT),
+      field('resizeModes', ArrayOfResizeMode),
+    ],
+    field('bild', wsBild),
+    'Returns one image',
+  ),
+  operation(
+    'getAnhang',
+    PUBLIC_V6,
+    [field('anhangID', INT)],
+    field('anhang', wsAnhang),
+    'Returns one attachment',
+  ),
+  operation(
+    'getBereich',
+    PUBLIC_V6,
+    [field('bereichID', INT)],
+    field('bereich', wsBereich),
+    'Returns one area',
+  ),
+];
+
+export function operationsAt(at: Endpoint): Operation[] {
+  return OPERATIONS.filter((op) => op.endpoint === at);
+}
+
+export function findEndpoint(path: string): Endpoint | undefined {
+  return ENDPOINTS.find((e) => e.path === path);
+}
+
+export function findOperation(at: Endpoint, name: string): Operation | undefined {
+  return OPERATIONS.find((op) => op.endpoint === at && op.name === name);
+}

@@ -1,0 +1,84 @@
+/**
+ * Decodes HTTP GET (query string only) and HTTP POST (form body only) requests
+ * (service-spec.md 4.2). Parameter names match case-insensitively, as the original's
+ * do; unknown names are ignored; list parameters repeat, and a comma-separated value
+ * is split, as the original accepted `resizeModes=crop,fit`.
+ */
+import { ScoopError } from '../contract/errors.ts';
+import type { Operation } from '../contract/operations.ts';
+import type { RawParameters } from './coerce.ts';
+import { decodeBody, type MediaType } from './content-type.ts';
+
+export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
+/** The form field an HTML form (which cannot set headers) may carry the token in. */
+export const TOKEN_FIELD = 'token';
+
+export interface FormPair {
+  readonly name: string;
+  readonly value: string;
+}
+
+function decodeComponent(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    throw new ScoopError('INVALID_ENCODING', 'The request holds invalid percent-encoding or invalid UTF-8.');
+  }
+}
+
+/** application/x-www-form-urlencoded parsing (WHATWG URL §5.1), strict about bad escapes. */
+export function parseForm(text: string): FormPair[] {
+  const pairs: FormPair[] = [];
+  if (text === '') return pairs;
+  for (const piece of text.split('&')) {
+    if (piece === '') continue;
+    const eq = piece.indexOf('=');
+    const name = decodeComponent(eq < 0 ? piece : piece.slice(0, eq));
+    const value = eq < 0 ? '' : decodeComponent(piece.slice(eq + 1));
+    pairs.push({ name, value });
+  }
+  return pairs;
+}
+
+export function formParameters(operation: Operation, pairs: readonly FormPair[]): RawParameters {
+  const byName = new Map(operation.params.map((p) => [p.name.toLowerCase(), p] as const));
+  const raw = new Map<string, string[]>();
+  for (const { name, value } of pairs) {
+    const param = byName.get(name.toLowerCase());
+    if (!param) continue;
+    const values = raw.get(param.name) ?? [];
+    if (param.type.kind === 'array') values.push(...value.split(','));
+    else values.push(value);
+    raw.set(param.name, values);
+  }
+  return raw;
+}
+
+export function hasTokenField(pairs: readonly FormPair[]): boolean {
+  return pairs.some((p) => p.name.toLowerCase() === TOKEN_FIELD);
+}
+
+/** The token sent as a POST form field, refusing two of them. */
+export function formToken(pairs: readonly FormPair[]): string | undefined {
+  const tokens = pairs.filter((p) => p.name.toLowerCase() === TOKEN_FIELD);
+  if (tokens.length > 1) throw new ScoopError('DUPLICATE_PARAMETER', 'The token was given more than once.');
+  return tokens[0]?.value;
+}
+
+export function readFormBody(body: Uint8Array, mediaType: MediaType | undefined): FormPair[] {
+  if (body.byteLength === 0) return [];
+  if (mediaType?.essence !== FORM_MEDIA_TYPE) {
+    throw new ScoopError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `HTTP POST takes ${FORM_MEDIA_TYPE}; the request was sent as ${mediaType ? mediaType.essence : 'no content type'}.`,
+    );
+  }
+  return parseForm(decodeBody(body, mediaType));
+}
+
+/** RFC 6750 §2.1: `Authorization: Bearer <token>`. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const match = /^\s*bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : '';
+}

@@ -1,0 +1,253 @@
+/**
+ * The request lifecycle, as named stages:
+ *   route → read body → decode (per binding) → authenticate → coerce → handle →
+ *   serialize (writer compiled at start-up) → send.
+ * Any failure is a catalogue error rendered by the binding that received the request.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { Authenticator } from '../auth/authenticator.ts';
+import { isScoopError, ScoopError } from '../contract/errors.ts';
+import {
+  type Endpoint,
+  findEndpoint,
+  findOperation,
+  OPERATIONS,
+  type Operation,
+} from '../contract/operations.ts';
+import type { BindingName } from '../protocol/binding.ts';
+import { soapBinding } from '../protocol/binding.ts';
+import { coerceArguments, type RawParameters } from '../protocol/coerce.ts';
+import { parseMediaType } from '../protocol/content-type.ts';
+import { renderHttpError, renderSoapFault } from '../protocol/faults.ts';
+import {
+  bearerToken,
+  formParameters,
+  formToken,
+  hasTokenField,
+  parseForm,
+  readFormBody,
+} from '../protocol/http-request.ts';
+import { SOAP_CONTENT_TYPE, type SoapVersion } from '../protocol/namespaces.ts';
+import { compileOperationWriter, type OperationWriter } from '../protocol/serialize.ts';
+import { decodeSoapRequest, isSoapMediaType, versionByMediaType } from '../protocol/soap-request.ts';
+import { checkHandlers, HANDLERS, type ServiceOptions } from '../service/handlers.ts';
+import type { ContentStore } from '../store/content-store.ts';
+import type { XmlLimits } from '../xml/reader.ts';
+import type { BodyPart } from '../xml/writer.ts';
+import { readBody } from './body.ts';
+import { sendParts } from './send.ts';
+
+export interface AppOptions {
+  readonly store: ContentStore;
+  readonly namespace: string;
+  /** Whether HTTP GET/POST calls of `scoop.asmx` operations need a token. */
+  readonly httpAuth: boolean;
+  readonly maxBodyBytes: number;
+  readonly maxListItems: number;
+  readonly xmlLimits: XmlLimits;
+  readonly service: ServiceOptions;
+  readonly logger: Logger;
+  readonly now?: () => number;
+}
+
+/** The original's header for answers of an invoked web method (reference/README.md §1). */
+const CACHE_CONTROL = 'private, max-age=0';
+const XML_CONTENT_TYPE = 'text/xml; charset=utf-8';
+
+interface Call {
+  readonly binding: BindingName;
+  readonly operation: Operation;
+  readonly parameters: RawParameters;
+  readonly token: string | undefined;
+  /** Whether a token is demanded on this binding. */
+  readonly authenticate: boolean;
+  readonly soapVersion?: SoapVersion;
+}
+
+type Route =
+  | { kind: 'soap'; endpoint: Endpoint }
+  | { kind: 'http'; endpoint: Endpoint; operationName: string }
+  | { kind: 'none' };
+
+function route(path: string): Route {
+  const direct = findEndpoint(path);
+  if (direct) return { kind: 'soap', endpoint: direct };
+  const slash = path.lastIndexOf('/');
+  const endpoint = slash > 0 ? findEndpoint(path.slice(0, slash)) : undefined;
+  if (endpoint) return { kind: 'http', endpoint, operationName: path.slice(slash + 1) };
+  return { kind: 'none' };
+}
+
+function splitUrl(url: string): { path: string; query: string } {
+  const q = url.indexOf('?');
+  return q < 0 ? { path: url, query: '' } : { path: url.slice(0, q), query: url.slice(q + 1) };
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+export function createApp(options: AppOptions) {
+  checkHandlers();
+  const writers = new Map<Operation, OperationWriter>(
+    OPERATIONS.map((op) => [op, compileOperationWriter(op, options.namespace)]),
+  );
+  const authenticator = new Authenticator(options.store);
+  const context = { store: options.store, now: options.now ?? Date.now, options: options.service };
+  const { logger, namespace } = options;
+
+  async function decodeSoap(
+    req: IncomingMessage,
+    endpoint: Endpoint,
+    version: { guess: SoapVersion },
+  ): Promise<Call> {
+    const mediaType = parseMediaType(req.headers['content-type']);
+    if (!isSoapMediaType(mediaType)) {
+      throw new ScoopError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `SOAP requests are sent as text/xml (SOAP 1.1) or application/soap+xml (SOAP 1.2), not ${mediaType?.essence ?? 'without a content type'}.`,
+      );
+    }
+    version.guess = versionByMediaType(mediaType);
+    const body = await readBody(req, options.maxBodyBytes);
+    const decoded = decodeSoapRequest({
+      endpoint,
+      namespace,
+      mediaType: mediaType!,
+      soapAction: single(req.headers.soapaction),
+      body,
+      limits: options.xmlLimits,
+    });
+    version.guess = decoded.version;
+    return {
+      binding: soapBinding(decoded.version),
+      operation: decoded.operation,
+      parameters: decoded.parameters,
+      token: decoded.token,
+      authenticate: endpoint.requiresToken,
+      soapVersion: decoded.version,
+    };
+  }
+
+  async function decodeHttp(
+    req: IncomingMessage,
+    endpoint: Endpoint,
+    operationName: string,
+    query: string,
+  ): Promise<Call> {
+    const method = req.method ?? 'GET';
+    const isGet = method === 'GET' || method === 'HEAD';
+    if (!isGet && method !== 'POST') {
+      throw new ScoopError(
+        'METHOD_NOT_ALLOWED',
+        `The method ${method} is not allowed here; use GET or POST.`,
+      );
+    }
+    const operation = findOperation(endpoint, operationName);
+    if (!operation) {
+      throw new ScoopError(
+        'UNKNOWN_OPERATION',
+        `The operation ${operationName.slice(0, 100)} is not offered at ${endpoint.path}.`,
+      );
+    }
+    const queryPairs = parseForm(query);
+    // Tokens in URLs end up in access logs and proxies; only headers and form bodies may carry them.
+    if (hasTokenField(queryPairs)) {
+      throw new ScoopError(
+        'TOKEN_IN_URL',
+        'A token must not be sent in the URL; use the Authorization header.',
+      );
+    }
+    const pairs = isGet
+      ? queryPairs
+      : readFormBody(await readBody(req, options.maxBodyBytes), parseMediaType(req.headers['content-type']));
+    const fromHeader = bearerToken(single(req.headers.authorization));
+    const fromForm = isGet ? undefined : formToken(pairs);
+    if (fromHeader !== undefined && fromForm !== undefined) {
+      throw new ScoopError(
+        'DUPLICATE_PARAMETER',
+        'The token was sent both in the Authorization header and in the form.',
+      );
+    }
+    return {
+      binding: isGet ? 'httpget' : 'httppost',
+      operation,
+      parameters: formParameters(operation, pairs),
+      token: fromHeader ?? fromForm,
+      authenticate: endpoint.requiresToken && options.httpAuth,
+    };
+  }
+
+  async function invoke(call: Call): Promise<BodyPart[]> {
+    if (call.authenticate) await authenticator.verify(call.token);
+    const args = coerceArguments(call.operation, call.parameters, { maxListItems: options.maxListItems });
+    const result = await HANDLERS[call.operation.name]!(args, context);
+    const writer = writers.get(call.operation)!;
+    return call.soapVersion ? writer.soap(call.soapVersion, result) : writer.http(result);
+  }
+
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = process.hrtime.bigint();
+    const { path, query } = splitUrl(req.url ?? '/');
+    const target = route(path);
+    const soap = { guess: '1.1' as SoapVersion };
+    let binding: 'soap' | 'http' = target.kind === 'soap' ? 'soap' : 'http';
+    let call: Call | undefined;
+    try {
+      if (target.kind === 'none') throw new ScoopError('NOT_FOUND', 'There is nothing at this path.');
+      if (target.kind === 'soap') {
+        if (req.method !== 'POST') {
+          binding = 'http';
+          throw new ScoopError(
+            'METHOD_NOT_ALLOWED',
+            `SOAP requests are sent with POST to ${target.endpoint.path}.`,
+          );
+        }
+        call = await decodeSoap(req, target.endpoint, soap);
+      } else {
+        call = await decodeHttp(req, target.endpoint, target.operationName, query);
+      }
+      const parts = await invoke(call);
+      const contentType = call.soapVersion ? SOAP_CONTENT_TYPE[call.soapVersion] : XML_CONTENT_TYPE;
+      await sendParts(
+        res,
+        200,
+        { 'content-type': contentType, 'cache-control': CACHE_CONTROL, 'x-content-type-options': 'nosniff' },
+        parts,
+        req.method !== 'HEAD',
+      );
+    } catch (caught) {
+      const error = isScoopError(caught) ? caught : new ScoopError('INTERNAL', 'An internal error occurred.');
+      if (!isScoopError(caught)) logger.error({ err: caught, url: path }, 'request failed');
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const rendered =
+        binding === 'soap' && error.code !== 'UNSUPPORTED_MEDIA_TYPE'
+          ? renderSoapFault(error, call?.soapVersion ?? soap.guess, namespace)
+          : renderHttpError(error, namespace);
+      const headers: Record<string, string> = {
+        'content-type': rendered.contentType,
+        'cache-control': 'private',
+        'x-content-type-options': 'nosniff',
+        ...rendered.headers,
+      };
+      if (error.code === 'METHOD_NOT_ALLOWED')
+        headers.allow = target.kind === 'soap' ? 'POST' : 'GET, HEAD, POST';
+      // The rest of an oversized body is never read, so this connection cannot be reused.
+      if (error.code === 'BODY_TOO_LARGE') headers.connection = 'close';
+      await sendParts(res, rendered.status, headers, [rendered.body], req.method !== 'HEAD');
+    } finally {
+      logger.debug(
+        {
+          op: call?.operation.name,
+          binding: call?.binding,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request',
+      );
+    }
+  };
+}

@@ -1,0 +1,48 @@
+/** The node:http adapter: a server with bounded timeouts around the app's handler. */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type AppOptions, createApp } from './app.ts';
+
+export interface RunningServer {
+  readonly server: Server;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function startServer(options: AppOptions, host: string, port: number): Promise<RunningServer> {
+  const handle = createApp(options);
+  const server = createServer(
+    {
+      // Slow clients cannot hold a connection open forever (slowloris).
+      headersTimeout: 10_000,
+      requestTimeout: 30_000,
+      keepAliveTimeout: 5_000,
+      maxHeaderSize: 16 * 1024,
+    },
+    (req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        options.logger.error({ err: error }, 'unhandled request failure');
+        res.destroy();
+      });
+    },
+  );
+  server.maxHeadersCount = 64;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    server,
+    url: `http://${shownHost}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * One handler per operation: coerced arguments and the store in, a result object out
+ * (keyed by the contract's field names). No XML, no HTTP, no SQL here.
+ */
+import { ScoopError } from '../contract/errors.ts';
+import { OPERATIONS } from '../contract/operations.ts';
+import type {
+  Anhang,
+  Arguments,
+  ArtikelDetails,
+  Bereich,
+  Bild,
+  CityAppBereich,
+  Kontakt,
+  Link,
+  Newsletter,
+} from '../contract/records.ts';
+import { emailKey } from '../store/bundle/bundle.ts';
+import type { ContentStore, Snapshot, StoredRecord } from '../store/content-store.ts';
+
+export interface ServiceOptions {
+  /** Largest `width`/`height` getBild accepts. */
+  readonly maxImageDimension: number;
+}
+
+export interface ServiceContext {
+  readonly store: ContentStore;
+  readonly now: () => number;
+  readonly options: ServiceOptions;
+}
+
+export type Result = Readonly<Record<string, unknown>>;
+export type Handler = (args: Arguments, context: ServiceContext) => Promise<Result>;
+
+function unknownId(name: string, id: number): ScoopError {
+  return new ScoopError('UNKNOWN_ID', `Unknown ${name}: ${id}`);
+}
+
+function withBinary<T>(record: StoredRecord): T {
+  const blob = record.blob!;
+  return { ...JSON.parse(record.doc), size: blob.size, data: blob.bytes ?? blob.source } as T;
+}
+
+function parse<T>(record: StoredRecord): T {
+  return JSON.parse(record.doc) as T;
+}
+
+interface ArtikelDoc {
+  text: string | null;
+  bereiche: number[];
+  cityAppBereiche: number[];
+  anhaenge: number[];
+  links: Link[];
+  kontakte: Kontakt[];
+  sichtbarVon: number | null;
+  sichtbarBis: number | null;
+}
+
+/** bundle-format.md: outside `sichtbarVon`/`sichtbarBis` an article counts as not published. */
+function isPublished(doc: ArtikelDoc, now: number): boolean {
+  return (
+    (doc.sichtbarVon === null || now >= doc.sichtbarVon) &&
+    (doc.sichtbarBis === null || now <= doc.sichtbarBis)
+  );
+}
+
+function resolve<T>(
+  snapshot: Snapshot,
+  kind: 'bereiche' | 'cityAppBereiche' | 'anhaenge',
+  ids: number[],
+  make: (r: StoredRecord) => T,
+): T[] {
+  const found = snapshot.getMany(
+    kind,
+    ids.map((id) => String(id)),
+  );
+  // The import guarantees every reference resolves; a missing one is skipped, not fatal.
+  return ids.flatMap((id) => {
+    const record = found.get(String(id));
+    return record ? [make(record)] : [];
+  });
+}
+
+function artikelDetails(snapshot: Snapshot, id: number, now: number): ArtikelDetails | undefined {
+  const record = snapshot.get('artikel', String(id));
+  if (!record) return undefined;
+  const doc = parse<ArtikelDoc>(record);
+  if (!isPublished(doc, now)) return undefined;
+  return {
+    text: doc.text,
+    bereiche: resolve(snapshot, 'bereiche', doc.bereiche, parse<Bereich>),
+    cityAppBereiche: resolve(snapshot, 'cityAppBereiche', doc.cityAppBereiche, parse<CityAppBereich>),
+    anhaenge: resolve(snapshot, 'anhaenge', doc.anhaenge, withBinary<Anhang>),
+    links: doc.links,
+    kontakte: doc.kontakte,
+  };
+}
+
+function checkDimension(name: string, value: number, max: number): void {
+  if (value < 0 || value > max) {
+    throw new ScoopError(
+      'INVALID_PARAMETER',
+      `Parameter ${name} must be between 0 and ${max}; it was ${value}.`,
+    );
+  }
+}
+
+export const HANDLERS: Readonly<Record<string, Handler>> = {
+  async checkAnhangVorhanden(args, { store }) {
+    const id = args.anhangID as number;
+    const exists = await store.read((s) => s.get('anhaenge', String(id)) !== undefined);
+    return { anhangVorhanden: exists };
+  },
+
+  async getArtikelDetails(args, { store, now }) {
+    const id = args.artikelID as number;
+    const details = await store.read((s) => artikelDetails(s, id, now()));
+    if (!details) throw unknownId('artikelID', id);
+    return { artikelDetails: details };
+  },
+
+  async getAbonnierteNewsletter(args, { store }) {
+    const key = emailKey(args.email as string);
+    const ids = await store.read((s) => {
+      const record = s.get('abonnements', key);
+      return record ? parse<{ newsletterIDs: number[] }>(record).newsletterIDs : [];
+    });
+    return { newsletter: ids };
+  },
+
+  async getNewsletter(_args, { store }) {
+    const list = await store.read((s) =>
+      s
+        .all('newsletter')
+        .map(({ record }) => parse<Newsletter & { oeffentlich: boolean }>(record))
+        .filter((n) => n.oeffentlich)
+        .map(({ name, newsletterID }): Newsletter => ({ name, newsletterID })),
+    );
+    return { newsletter: list };
+  },
+
+  async getCityAppBereich(args, { store }) {
+    const id = args.cityAppBereichID as number;
+    const found = await store.read((s) => s.get('cityAppBereiche', String(id)));
+    if (!found) throw unknownId('cityAppBereichID', id);
+    return { cityAppBereich: parse<CityAppBereich>(found) };
+  },
+
+  async getBild(args, { store, options }) {
+    const id = args.bildID as number;
+    checkDimension('width', args.width as number, options.maxImageDimension);
+    checkDimension('height', args.height as number, options.maxImageDimension);
+    // resizeModes is validated by the contract; resizing itself is not done yet: the stored image is returned.
+    const found = await store.read((s) => s.get('bilder', String(id)));
+    if (!found) throw unknownId('bildID', id);
+    return { bild: withBinary<Bild>(found) };
+  },
+
+  async getAnhang(args, { store }) {
+    const id = args.anhangID as number;
+    const found = await store.read((s) => s.get('anhaenge', String(id)));
+    if (!found) throw unknownId('anhangID', id);
+    return { anhang: withBinary<Anhang>(found) };
+  },
+
+  async getBereich(args, { store }) {
+    const id = args.bereichID as number;
+    const found = await store.read((s) => s.get('bereiche', String(id)));
+    if (!found) throw unknownId('bereichID', id);
+    return { bereich: parse<Bereich>(found) };
+  },
+};
+
+/** Every operation of the contract has a handler, and nothing else does. */
+export function checkHandlers(): void {
+  const names = new Set(OPERATIONS.map((op) => op.name));
+  for (const name of names) if (!HANDLERS[name]) throw new Error(`no handler for ${name}`);
+  for (const name of Object.keys(HANDLERS))
+    if (!names.has(name)) throw new Error(`handler for unknown ${name}`);
+}

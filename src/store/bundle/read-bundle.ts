@@ -1,0 +1,191 @@
+/**
+ * Reads and validates a bundle folder completely before anything is written: JSON,
+ * fields, duplicate ids, and every `file` (inside the folder, a regular file, hashed).
+ * References between records are checked later, against the store's final state.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { lstat, readFile, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { RecordKind } from '../content-store.ts';
+import { RECORD_KINDS } from '../content-store.ts';
+import {
+  BUNDLE_FORMAT,
+  type Bundle,
+  type BundleFile,
+  type BundleMode,
+  type BundleRecord,
+  emailKey,
+} from './bundle.ts';
+import {
+  BundleError,
+  checkArray,
+  checkArtikel,
+  checkInt,
+  checkObject,
+  checkRecord,
+  checkString,
+  refuseUnknownKeys,
+  SIMPLE_KINDS,
+} from './validate.ts';
+
+/** bundle.json itself is read whole; binaries are not, so this bounds only the JSON. */
+const MAX_BUNDLE_JSON_BYTES = 256 * 1024 * 1024;
+
+const TOP_LEVEL = ['format', 'mode', ...RECORD_KINDS, 'loeschen'];
+
+export interface ReadOptions {
+  onFile?: (bytes: number) => void;
+}
+
+async function hashFile(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+function isInside(root: string, candidate: string): boolean {
+  const relative = path.relative(root, candidate);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+}
+
+async function checkFile(root: string, value: unknown, where: string): Promise<BundleFile> {
+  const name = checkString(value, where);
+  if (name === '' || path.isAbsolute(name) || name.includes('\0')) {
+    throw new BundleError(where, 'must be a relative path inside the bundle folder');
+  }
+  const resolved = path.resolve(root, name);
+  if (!isInside(root, resolved))
+    throw new BundleError(where, `${JSON.stringify(name)} escapes the bundle folder`);
+  let real: string;
+  try {
+    await lstat(resolved);
+    real = await realpath(resolved);
+  } catch {
+    throw new BundleError(where, `${JSON.stringify(name)} does not exist`);
+  }
+  // A symbolic link may point outside; what counts is where the bytes really are.
+  if (!isInside(root, real))
+    throw new BundleError(where, `${JSON.stringify(name)} escapes the bundle folder`);
+  const info = await stat(real);
+  if (!info.isFile()) throw new BundleError(where, `${JSON.stringify(name)} is not a regular file`);
+  if (info.size > 2_147_483_647)
+    throw new BundleError(where, `${JSON.stringify(name)} is larger than xs:int allows`);
+  return { name, path: real, size: info.size, sha256: await hashFile(real) };
+}
+
+function refuseDuplicates(records: readonly BundleRecord[], kind: RecordKind): void {
+  const seen = new Map<string, string>();
+  for (const r of records) {
+    const first = seen.get(r.id);
+    if (first) throw new BundleError(r.where, `has the same id as ${first} (duplicate id in ${kind})`);
+    seen.set(r.id, r.where);
+  }
+}
+
+export async function readBundle(folder: string): Promise<Bundle> {
+  const root = await realpath(folder).catch(() => {
+    throw new BundleError(folder, 'the bundle folder does not exist');
+  });
+  const jsonPath = path.join(root, 'bundle.json');
+  const info = await stat(jsonPath).catch(() => {
+    throw new BundleError('bundle.json', 'is missing');
+  });
+  if (info.size > MAX_BUNDLE_JSON_BYTES) throw new BundleError('bundle.json', 'is larger than 256 MB');
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(jsonPath, 'utf8'));
+  } catch (error) {
+    throw new BundleError('bundle.json', `is not valid JSON (${(error as Error).message})`);
+  }
+  const top = checkObject(json, 'bundle.json');
+  refuseUnknownKeys(top, TOP_LEVEL, 'bundle.json');
+  if (top.format !== BUNDLE_FORMAT) {
+    throw new BundleError('bundle.json.format', `must be ${JSON.stringify(BUNDLE_FORMAT)}`);
+  }
+  const mode = (top.mode ?? 'upsert') as BundleMode;
+  if (mode !== 'upsert' && mode !== 'replace') {
+    throw new BundleError('bundle.json.mode', 'must be "upsert" or "replace"');
+  }
+
+  const records = new Map<RecordKind, BundleRecord[]>();
+  for (const rules of SIMPLE_KINDS) {
+    const list: BundleRecord[] = [];
+    const items = checkArray(top[rules.kind] ?? [], rules.kind);
+    for (let i = 0; i < items.length; i++) {
+      const at = `${rules.kind}[${i}]`;
+      const object = checkObject(items[i], at);
+      const id = checkInt(object[rules.idField], `${at}.${rules.idField}`);
+      const where = `${at} (${rules.idField} ${id})`;
+      const allowed = [
+        ...rules.type.fields.map((f) => f.name).filter((n) => !rules.derived.includes(n)),
+        ...rules.extra,
+      ];
+      refuseUnknownKeys(object, allowed, where);
+      const doc = checkRecord(rules.type, object, where, { idField: rules.idField, derived: rules.derived });
+      let file: BundleFile | undefined;
+      if (rules.extra.includes('file')) file = await checkFile(root, object.file, `${where}.file`);
+      if (rules.extra.includes('oeffentlich')) {
+        const value = object.oeffentlich ?? false;
+        if (typeof value !== 'boolean')
+          throw new BundleError(`${where}.oeffentlich`, 'must be true or false');
+        doc.oeffentlich = value;
+      }
+      list.push(file ? { id: String(id), doc, file, where } : { id: String(id), doc, where });
+    }
+    records.set(rules.kind, list);
+  }
+
+  records.set(
+    'artikel',
+    checkArray(top.artikel ?? [], 'artikel').map((item, i) => {
+      const { id, doc } = checkArtikel(item, `artikel[${i}]`);
+      return { id: String(id), doc, where: `artikel[${i}] (artikelID ${id})` };
+    }),
+  );
+
+  records.set(
+    'abonnements',
+    checkArray(top.abonnements ?? [], 'abonnements').map((item, i) => {
+      const at = `abonnements[${i}]`;
+      const object = checkObject(item, at);
+      refuseUnknownKeys(object, ['email', 'newsletterIDs'], at);
+      const email = checkString(object.email, `${at}.email`).trim();
+      if (email === '') throw new BundleError(`${at}.email`, 'must not be empty');
+      const ids = checkArray(object.newsletterIDs ?? [], `${at}.newsletterIDs`).map((v, j) =>
+        checkInt(v, `${at}.newsletterIDs[${j}]`),
+      );
+      return {
+        id: emailKey(email),
+        doc: { email, newsletterIDs: [...new Set(ids)] },
+        where: `${at} (${email})`,
+      };
+    }),
+  );
+
+  for (const [kind, list] of records) refuseDuplicates(list, kind);
+
+  const deletions = new Map<RecordKind, string[]>();
+  if (top.loeschen !== undefined && top.loeschen !== null) {
+    if (mode === 'replace') {
+      throw new BundleError(
+        'bundle.json.loeschen',
+        'is refused in replace mode (the bundle is the whole state)',
+      );
+    }
+    const loeschen = checkObject(top.loeschen, 'loeschen');
+    refuseUnknownKeys(loeschen, RECORD_KINDS, 'loeschen');
+    for (const kind of RECORD_KINDS) {
+      const items = checkArray(loeschen[kind] ?? [], `loeschen.${kind}`);
+      deletions.set(
+        kind,
+        items.map((v, i) =>
+          kind === 'abonnements'
+            ? emailKey(checkString(v, `loeschen.abonnements[${i}]`))
+            : String(checkInt(v, `loeschen.${kind}[${i}]`)),
+        ),
+      );
+    }
+  }
+  return { mode, records, deletions };
+}

@@ -1,0 +1,246 @@
+/**
+ * Validates bundle.json against the contract: record fields are the contract's field
+ * names and types (bundle-format.md), so the rules here are derived from
+ * src/contract/types.ts rather than restated. Every error names the record and field.
+ */
+import type { ComplexType, Field } from '../../contract/schema.ts';
+import {
+  KONTAKT_ARTEN,
+  wsAnhang,
+  wsArtikelDetails,
+  wsBereich,
+  wsBild,
+  wsCityAppBereich,
+  wsKontakt,
+  wsLink,
+  wsNewsletter,
+} from '../../contract/types.ts';
+import { XML_FORBIDDEN } from '../../xml/escape.ts';
+import type { RecordKind } from '../content-store.ts';
+
+export class BundleError extends Error {
+  constructor(
+    readonly where: string,
+    message: string,
+  ) {
+    super(`${where}: ${message}`);
+    this.name = 'BundleError';
+  }
+}
+
+type Json = unknown;
+
+function isObject(value: Json): value is Record<string, Json> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+export function checkInt(value: Json, where: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < INT32_MIN || value > INT32_MAX) {
+    throw new BundleError(where, `must be an integer in the xs:int range, not ${describe(value)}`);
+  }
+  return value;
+}
+
+export function checkString(value: Json, where: string): string {
+  if (typeof value !== 'string') throw new BundleError(where, `must be a string, not ${describe(value)}`);
+  const bad = XML_FORBIDDEN.exec(value);
+  if (bad) {
+    const code = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    throw new BundleError(where, `holds U+${code} at position ${bad.index}, which XML 1.0 cannot carry`);
+  }
+  return value;
+}
+
+function checkBoolean(value: Json, where: string): boolean {
+  if (typeof value !== 'boolean')
+    throw new BundleError(where, `must be true or false, not ${describe(value)}`);
+  return value;
+}
+
+export function checkArray(value: Json, where: string): Json[] {
+  if (!Array.isArray(value)) throw new BundleError(where, `must be a list, not ${describe(value)}`);
+  return value;
+}
+
+export function checkObject(value: Json, where: string): Record<string, Json> {
+  if (!isObject(value)) throw new BundleError(where, `must be an object, not ${describe(value)}`);
+  return value;
+}
+
+function describe(value: Json): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 30 ? `${value.slice(0, 30)}…` : value)}`;
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}
+
+export function refuseUnknownKeys(
+  object: Record<string, Json>,
+  allowed: Iterable<string>,
+  where: string,
+): void {
+  const known = new Set(allowed);
+  for (const key of Object.keys(object)) {
+    if (!known.has(key)) throw new BundleError(`${where}.${key}`, 'is not a known field');
+  }
+}
+
+/** Field rules beyond the type: ids are required; `sort` defaults to 0, booleans to false. */
+interface FieldRules {
+  readonly idField?: string;
+  /** Fields the bundle does not write (derived from the file). */
+  readonly derived?: readonly string[];
+  /** Fields validated by the caller (id lists, nested records). */
+  readonly custom?: readonly string[];
+}
+
+function checkField(f: Field, value: Json, where: string, required: boolean): Json {
+  const type = f.type;
+  if (value === undefined || value === null) {
+    if (f.nillable) return null;
+    if (required) throw new BundleError(where, 'is required');
+    if (type.kind === 'scalar' && type.name === 'int') return 0;
+    if (type.kind === 'scalar' && type.name === 'boolean') return false;
+    return null;
+  }
+  switch (type.kind) {
+    case 'scalar':
+      if (type.name === 'int') return checkInt(value, where);
+      if (type.name === 'boolean') return checkBoolean(value, where);
+      if (type.name === 'string') return checkString(value, where);
+      throw new BundleError(where, 'cannot be written in a bundle');
+    case 'complex':
+      return checkRecord(type, value, where, { idField: idFieldOf(type) });
+    default:
+      throw new BundleError(where, 'cannot be written in a bundle');
+  }
+}
+
+function idFieldOf(type: ComplexType): string | undefined {
+  return type.fields.find((f) => f.name.endsWith('ID'))?.name;
+}
+
+/** Validates an object against a contract type; returns the document to store. */
+export function checkRecord(
+  type: ComplexType,
+  value: Json,
+  where: string,
+  rules: FieldRules,
+): Record<string, Json> {
+  const object = checkObject(value, where);
+  const derived = new Set(rules.derived ?? []);
+  const custom = new Set(rules.custom ?? []);
+  const fields = type.fields.filter((f) => !derived.has(f.name) && !custom.has(f.name));
+  const doc: Record<string, Json> = {};
+  for (const f of fields) {
+    doc[f.name] = checkField(f, object[f.name], `${where}.${f.name}`, f.name === rules.idField);
+  }
+  return doc;
+}
+
+export interface KindRules {
+  readonly kind: RecordKind;
+  readonly type: ComplexType;
+  readonly idField: string;
+  readonly derived: readonly string[];
+  /** Fields of the bundle record that are not contract fields. */
+  readonly extra: readonly string[];
+}
+
+/** The record kinds whose bundle records are their contract type (plus extras). */
+export const SIMPLE_KINDS: readonly KindRules[] = [
+  { kind: 'bereiche', type: wsBereich, idField: 'bereichID', derived: [], extra: [] },
+  { kind: 'cityAppBereiche', type: wsCityAppBereich, idField: 'cityAppBereichID', derived: [], extra: [] },
+  { kind: 'anhaenge', type: wsAnhang, idField: 'anhangID', derived: ['size', 'data'], extra: ['file'] },
+  { kind: 'bilder', type: wsBild, idField: 'bildID', derived: ['size', 'data'], extra: ['file'] },
+  { kind: 'newsletter', type: wsNewsletter, idField: 'newsletterID', derived: [], extra: ['oeffentlich'] },
+];
+
+/** The lists of wsArtikelDetails that hold references by id in a bundle. */
+export const ARTIKEL_REFERENCES: ReadonlyArray<{ field: string; kind: RecordKind }> = [
+  { field: 'bereiche', kind: 'bereiche' },
+  { field: 'cityAppBereiche', kind: 'cityAppBereiche' },
+  { field: 'anhaenge', kind: 'anhaenge' },
+];
+
+const ARTIKEL_EXTRA = ['artikelID', 'sichtbarVon', 'sichtbarBis'];
+
+/** ISO 8601 date or date-time; a time without an offset is read as UTC. */
+const ISO_8601 =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+export function checkInstant(value: Json, where: string): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string')
+    throw new BundleError(where, `must be an ISO 8601 date-time or null, not ${describe(value)}`);
+  const m = ISO_8601.exec(value);
+  if (!m) throw new BundleError(where, `must be an ISO 8601 date-time, not ${describe(value)}`);
+  const hasTime = m[4] !== undefined;
+  const normalised = hasTime
+    ? m[8]
+      ? value.replace(' ', 'T')
+      : `${value.replace(' ', 'T')}Z`
+    : `${value}T00:00:00Z`;
+  const ms = Date.parse(normalised);
+  if (Number.isNaN(ms)) throw new BundleError(where, `is not a valid date-time: ${describe(value)}`);
+  return ms;
+}
+
+export function checkArtikel(value: Json, where: string): { id: number; doc: Record<string, Json> } {
+  const object = checkObject(value, where);
+  const listFields = wsArtikelDetails.fields.map((f) => f.name);
+  refuseUnknownKeys(object, [...listFields, ...ARTIKEL_EXTRA], where);
+  const id = checkInt(object.artikelID, `${where}.artikelID`);
+  const doc = checkRecord(wsArtikelDetails, object, where, {
+    custom: ['bereiche', 'cityAppBereiche', 'anhaenge', 'links', 'kontakte'],
+  });
+  for (const { field } of ARTIKEL_REFERENCES) {
+    const ids = checkArray(object[field] ?? [], `${where}.${field}`).map((v, i) =>
+      checkInt(v, `${where}.${field}[${i}]`),
+    );
+    doc[field] = ids;
+  }
+  doc.links = orderBySort(
+    checkArray(object.links ?? [], `${where}.links`).map((link, i) => {
+      const w = `${where}.links[${i}]`;
+      refuseUnknownKeys(
+        checkObject(link, w),
+        wsLink.fields.map((f) => f.name),
+        w,
+      );
+      return checkRecord(wsLink, link, w, {});
+    }),
+  );
+  doc.kontakte = checkArray(object.kontakte ?? [], `${where}.kontakte`).map((kontakt, i) => {
+    const w = `${where}.kontakte[${i}]`;
+    const o = checkObject(kontakt, w);
+    refuseUnknownKeys(
+      o,
+      wsKontakt.fields.map((f) => f.name),
+      w,
+    );
+    if (isObject(o.einrichtung))
+      refuseUnknownKeys(o.einrichtung, ['einrichtungID', 'name'], `${w}.einrichtung`);
+    const record = checkRecord(wsKontakt, o, w, {});
+    if (!(KONTAKT_ARTEN as readonly Json[]).includes(record.art)) {
+      throw new BundleError(`${w}.art`, `must be one of ${KONTAKT_ARTEN.join(', ')}, not ${describe(o.art)}`);
+    }
+    return record;
+  });
+  doc.sichtbarVon = checkInstant(object.sichtbarVon, `${where}.sichtbarVon`);
+  doc.sichtbarBis = checkInstant(object.sichtbarBis, `${where}.sichtbarBis`);
+  return { id, doc };
+}
+
+/** Ordered by `sort`, keeping bundle order among equal values (a stable sort). */
+function orderBySort(records: Record<string, Json>[]): Record<string, Json>[] {
+  return records
+    .map((record, index) => ({ record, index }))
+    .sort((a, b) => (a.record.sort as number) - (b.record.sort as number) || a.index - b.index)
+    .map((x) => x.record);
+}

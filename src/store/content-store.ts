@@ -1,0 +1,69 @@
+/**
+ * The store as the rest of the program sees it. Records are kept as JSON documents of
+ * their contract fields, keyed by kind and id, so a new contract field needs no schema
+ * change; binaries are content-addressed blobs kept in chunks and read as streams.
+ * SQLite and PostgreSQL implement the same interface.
+ */
+import type { TokenStore } from '../auth/tokens.ts';
+import type { BinarySource } from '../xml/binary.ts';
+
+export const RECORD_KINDS = [
+  'bereiche',
+  'cityAppBereiche',
+  'anhaenge',
+  'bilder',
+  'artikel',
+  'newsletter',
+  'abonnements',
+] as const;
+export type RecordKind = (typeof RECORD_KINDS)[number];
+
+/** A stored record: its JSON document and, for attachments and images, its blob. */
+export interface StoredRecord {
+  readonly doc: string;
+  readonly blob?: StoredBlob;
+}
+
+export interface StoredBlob {
+  readonly id: number;
+  readonly size: number;
+  /** The whole content when it fits one chunk; otherwise read through `source`. */
+  readonly bytes?: Uint8Array;
+  readonly source: BinarySource;
+}
+
+/** Reads that must see one state of the store (one import's result, never a mix). */
+export interface Snapshot {
+  get(kind: RecordKind, id: string): StoredRecord | undefined;
+  getMany(kind: RecordKind, ids: readonly string[]): Map<string, StoredRecord>;
+  /** Every record of a kind, in id order (numeric ids numerically). */
+  all(kind: RecordKind): Array<{ id: string; record: StoredRecord }>;
+}
+
+export interface ContentStore extends TokenStore {
+  /** Runs `read` against one consistent state of the store. */
+  read<T>(read: (snapshot: Snapshot) => T): Promise<T>;
+  /** Increases with every successful import. */
+  contentVersion(): Promise<number>;
+  /** Runs an import in one write transaction: all of it is committed, or none. */
+  importTransaction<T>(work: (tx: ImportTransaction) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface ImportTransaction {
+  get(kind: RecordKind, id: string): Promise<{ doc: string; blobId: number | null } | undefined>;
+  ids(kind: RecordKind): Promise<string[]>;
+  docs(kind: RecordKind): Promise<Array<{ id: string; doc: string }>>;
+  put(kind: RecordKind, id: string, doc: string, blobId: number | null): Promise<void>;
+  delete(kind: RecordKind, id: string): Promise<void>;
+  /** The blob with this SHA-256, if stored. */
+  findBlob(sha256: string): Promise<number | undefined>;
+  /** Stores a blob from chunks, returning its id. */
+  addBlob(sha256: string, size: number, chunks: AsyncIterable<Uint8Array>): Promise<number>;
+  /**
+   * Marks blobs no record uses as orphaned and deletes those orphaned before
+   * `deleteBefore`: readers still streaming a blob an import just replaced keep it.
+   */
+  collectBlobs(now: number, deleteBefore: number): Promise<number>;
+  bumpContentVersion(): Promise<number>;
+}

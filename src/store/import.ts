@@ -1,0 +1,173 @@
+/**
+ * Applies a validated bundle to a store in one transaction (bundle-format.md):
+ * upsert writes each record and then removes what `loeschen` names; replace removes
+ * whatever the bundle does not hold. References are checked against the resulting
+ * state before commit, so a refused bundle changes nothing.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import type { Bundle, BundleFile } from './bundle/bundle.ts';
+import { ARTIKEL_REFERENCES, BundleError } from './bundle/validate.ts';
+import { type ContentStore, type ImportTransaction, RECORD_KINDS, type RecordKind } from './content-store.ts';
+
+export interface KindSummary {
+  added: number;
+  changed: number;
+  unchanged: number;
+  removed: number;
+}
+
+export interface ImportSummary {
+  readonly contentVersion: number;
+  readonly kinds: Record<RecordKind, KindSummary>;
+  readonly blobsStored: number;
+  readonly bytesStored: number;
+}
+
+export interface ImportProgress {
+  readonly records: number;
+  readonly recordsTotal: number;
+  readonly bytes: number;
+  readonly bytesTotal: number;
+}
+
+export interface ImportOptions {
+  onProgress?: (progress: ImportProgress) => void;
+  now?: () => number;
+  /** How long a blob no record uses is kept for readers still streaming it. */
+  blobGraceMs?: number;
+}
+
+const CHUNK_BYTES = 256 * 1024;
+
+/** Streams a file while hashing it, refusing it if it changed since validation. */
+async function* fileChunks(file: BundleFile, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of createReadStream(file.path, { highWaterMark: CHUNK_BYTES })) {
+    const bytes = chunk as Buffer;
+    hash.update(bytes);
+    size += bytes.length;
+    onBytes(bytes.length);
+    yield bytes;
+  }
+  if (size !== file.size || hash.digest('hex') !== file.sha256) {
+    throw new BundleError(file.name, 'changed while it was being imported');
+  }
+}
+
+function emptySummary(): Record<RecordKind, KindSummary> {
+  const kinds = {} as Record<RecordKind, KindSummary>;
+  for (const kind of RECORD_KINDS) kinds[kind] = { added: 0, changed: 0, unchanged: 0, removed: 0 };
+  return kinds;
+}
+
+async function checkReferences(tx: ImportTransaction, bundle: Bundle): Promise<void> {
+  const existing = new Map<RecordKind, Set<string>>();
+  for (const kind of ['bereiche', 'cityAppBereiche', 'anhaenge', 'newsletter'] as const) {
+    existing.set(kind, new Set(await tx.ids(kind)));
+  }
+  const whereInBundle = (kind: RecordKind, id: string) =>
+    bundle.records.get(kind)?.find((r) => r.id === id)?.where;
+  const deletedBy = (kind: RecordKind, id: string) =>
+    bundle.deletions.get(kind)?.includes(id) ? `loeschen.${kind}` : undefined;
+
+  for (const { id, doc } of await tx.docs('artikel')) {
+    const artikel = JSON.parse(doc) as Record<string, number[]>;
+    for (const { field, kind } of ARTIKEL_REFERENCES) {
+      for (const ref of artikel[field] ?? []) {
+        if (existing.get(kind)!.has(String(ref))) continue;
+        const where = whereInBundle('artikel', id);
+        if (where)
+          throw new BundleError(
+            `${where}.${field}`,
+            `${kind} ${ref} is neither in the store nor in the bundle`,
+          );
+        const cause = deletedBy(kind, String(ref)) ?? (bundle.mode === 'replace' ? kind : `${kind} ${ref}`);
+        throw new BundleError(
+          cause,
+          `removes ${kind} ${ref}, which artikel ${id} (not in the bundle) still uses`,
+        );
+      }
+    }
+  }
+  for (const { id, doc } of await tx.docs('abonnements')) {
+    const abo = JSON.parse(doc) as { newsletterIDs: number[] };
+    for (const ref of abo.newsletterIDs) {
+      if (existing.get('newsletter')!.has(String(ref))) continue;
+      const where = whereInBundle('abonnements', id) ?? `the subscription of ${id}`;
+      throw new BundleError(
+        `${where}.newsletterIDs`,
+        `newsletter ${ref} is neither in the store nor in the bundle`,
+      );
+    }
+  }
+}
+
+export async function importBundle(
+  store: ContentStore,
+  bundle: Bundle,
+  options: ImportOptions = {},
+): Promise<ImportSummary> {
+  const now = options.now ?? Date.now;
+  const recordsTotal = [...bundle.records.values()].reduce((n, list) => n + list.length, 0);
+  const bytesTotal = [...bundle.records.values()].flat().reduce((n, r) => n + (r.file?.size ?? 0), 0);
+  let records = 0;
+  let bytes = 0;
+  const report = () => options.onProgress?.({ records, recordsTotal, bytes, bytesTotal });
+
+  return store.importTransaction(async (tx) => {
+    const kinds = emptySummary();
+    let blobsStored = 0;
+    let bytesStored = 0;
+    for (const kind of RECORD_KINDS) {
+      const list = bundle.records.get(kind) ?? [];
+      for (const record of list) {
+        let blobId: number | null = null;
+        if (record.file) {
+          const file = record.file;
+          blobId = (await tx.findBlob(file.sha256)) ?? null;
+          if (blobId === null) {
+            blobId = await tx.addBlob(
+              file.sha256,
+              file.size,
+              fileChunks(file, (n) => {
+                bytes += n;
+                report();
+              }),
+            );
+            blobsStored++;
+            bytesStored += file.size;
+          } else {
+            bytes += file.size;
+          }
+        }
+        const doc = JSON.stringify(record.doc);
+        const before = await tx.get(kind, record.id);
+        if (!before) kinds[kind].added++;
+        else if (before.doc === doc && before.blobId === blobId) kinds[kind].unchanged++;
+        else kinds[kind].changed++;
+        if (!before || before.doc !== doc || before.blobId !== blobId)
+          await tx.put(kind, record.id, doc, blobId);
+        records++;
+        report();
+      }
+      const keep = new Set(list.map((r) => r.id));
+      const remove =
+        bundle.mode === 'replace'
+          ? (await tx.ids(kind)).filter((id) => !keep.has(id))
+          : [...new Set(bundle.deletions.get(kind) ?? [])];
+      for (const id of remove) {
+        if (await tx.get(kind, id)) {
+          await tx.delete(kind, id);
+          kinds[kind].removed++;
+        }
+      }
+    }
+    await checkReferences(tx, bundle);
+    const t = now();
+    await tx.collectBlobs(t, t - (options.blobGraceMs ?? 3_600_000));
+    const contentVersion = await tx.bumpContentVersion();
+    return { contentVersion, kinds, blobsStored, bytesStored };
+  });
+}

@@ -1,0 +1,17 @@
+/** Opens the store a `--db` / `SCOOP_DB` value names: a file path (SQLite) or a URL. */
+import type { ContentStore } from './content-store.ts';
+import { SqliteStore } from './sqlite/sqlite-store.ts';
+
+export class StoreLocationError extends Error {}
+
+export async function openStore(location: string): Promise<ContentStore> {
+  if (/^postgres(ql)?:\/\//i.test(location)) {
+    throw new StoreLocationError(
+      'PostgreSQL stores are not supported by this version; use a SQLite file path.',
+    );
+  }
+  const file = location.startsWith('sqlite:') ? location.slice('sqlite:'.length) : location;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(file))
+    throw new StoreLocationError(`Unknown database URL scheme in ${location}`);
+  return new SqliteStore(file);
+}

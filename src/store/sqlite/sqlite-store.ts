@@ -1,0 +1,283 @@
+/**
+ * The embedded store: one SQLite file in WAL mode. Readers run in a read transaction
+ * (one snapshot per request); an import writes through its own connection, so readers
+ * keep seeing the previous state until it commits.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { TokenInfo } from '../../auth/tokens.ts';
+import type { BinarySource } from '../../xml/binary.ts';
+import type {
+  ContentStore,
+  ImportTransaction,
+  RecordKind,
+  Snapshot,
+  StoredBlob,
+  StoredRecord,
+} from '../content-store.ts';
+import { SQLITE_MIGRATIONS } from './migrations.ts';
+
+type Db = Database.Database;
+
+interface RecordRow {
+  id: string;
+  doc: string;
+  blob_id: number | null;
+  size: number | null;
+  chunk_count: number | null;
+}
+
+const CHUNK_BYTES = 256 * 1024;
+
+function openConnection(file: string): Db {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 10000');
+  db.pragma('foreign_keys = ON');
+  return db;
+}
+
+export function migrate(db: Db): void {
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)',
+  );
+  const applied = new Set(
+    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map(
+      (r) => r.version,
+    ),
+  );
+  SQLITE_MIGRATIONS.forEach((sql, index) => {
+    const version = index + 1;
+    if (applied.has(version)) return;
+    db.transaction(() => {
+      db.exec(sql);
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(
+        version,
+        new Date().toISOString(),
+      );
+    }).immediate();
+  });
+}
+
+class SqliteBlobSource implements BinarySource {
+  constructor(
+    private readonly statement: Database.Statement<[number, number], { data: Buffer }>,
+    private readonly blobId: number,
+    readonly size: number,
+    private readonly chunkCount: number,
+  ) {}
+
+  async *chunks(): AsyncGenerator<Uint8Array> {
+    for (let seq = 0; seq < this.chunkCount; seq++) {
+      const row = this.statement.get(this.blobId, seq);
+      if (!row) throw new Error(`blob ${this.blobId} chunk ${seq} is gone`);
+      yield row.data;
+      // Let other requests run between chunks of a large binary.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+}
+
+export class SqliteStore implements ContentStore {
+  private readonly db: Db;
+  private readonly statements;
+
+  constructor(private readonly file: string) {
+    if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    this.db = openConnection(file);
+    migrate(this.db);
+    const db = this.db;
+    const select = `SELECT r.id, r.doc, r.blob_id, b.size, b.chunk_count FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id`;
+    this.statements = {
+      get: db.prepare<[string, string], RecordRow>(`${select} WHERE r.kind = ? AND r.id = ?`),
+      all: db.prepare<[string], RecordRow>(`${select} WHERE r.kind = ? ORDER BY CAST(r.id AS INTEGER), r.id`),
+      chunk: db.prepare<[number, number], { data: Buffer }>(
+        'SELECT data FROM blob_chunks WHERE blob_id = ? AND seq = ?',
+      ),
+      version: db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'content_version'"),
+      addToken: db.prepare('INSERT INTO tokens (hash, label, created_at) VALUES (?, ?, ?)'),
+      findToken: db.prepare<[Buffer], { hash: Buffer }>(
+        'SELECT hash FROM tokens WHERE hash = ? AND revoked_at IS NULL',
+      ),
+      revokeToken: db.prepare('UPDATE tokens SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL'),
+      touchToken: db.prepare('UPDATE tokens SET last_used_at = ? WHERE hash = ?'),
+      listTokens: db.prepare<
+        [],
+        { label: string; created_at: string; last_used_at: string | null; revoked_at: string | null }
+      >('SELECT label, created_at, last_used_at, revoked_at FROM tokens ORDER BY created_at, label'),
+    };
+  }
+
+  private toRecord(row: RecordRow): StoredRecord {
+    if (row.blob_id === null) return { doc: row.doc };
+    const source = new SqliteBlobSource(this.statements.chunk, row.blob_id, row.size!, row.chunk_count!);
+    const blob: StoredBlob =
+      row.chunk_count === 1
+        ? { id: row.blob_id, size: row.size!, bytes: this.statements.chunk.get(row.blob_id, 0)!.data, source }
+        : { id: row.blob_id, size: row.size!, source };
+    return { doc: row.doc, blob };
+  }
+
+  private readonly snapshot: Snapshot = {
+    get: (kind, id) => {
+      const row = this.statements.get.get(kind, id);
+      return row ? this.toRecord(row) : undefined;
+    },
+    getMany: (kind, ids) => {
+      const found = new Map<string, StoredRecord>();
+      for (const id of ids) {
+        if (found.has(id)) continue;
+        const row = this.statements.get.get(kind, id);
+        if (row) found.set(id, this.toRecord(row));
+      }
+      return found;
+    },
+    all: (kind) => this.statements.all.all(kind).map((row) => ({ id: row.id, record: this.toRecord(row) })),
+  };
+
+  async read<T>(read: (snapshot: Snapshot) => T): Promise<T> {
+    return this.db.transaction(() => read(this.snapshot)).deferred();
+  }
+
+  async contentVersion(): Promise<number> {
+    return Number(this.statements.version.get()!.value);
+  }
+
+  async importTransaction<T>(work: (tx: ImportTransaction) => Promise<T>): Promise<T> {
+    const db = this.file === ':memory:' ? this.db : openConnection(this.file);
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await work(new SqliteImportTransaction(db));
+        db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw error;
+      }
+    } finally {
+      if (db !== this.db) db.close();
+    }
+  }
+
+  async addToken(hash: Buffer, label: string, createdAt: string): Promise<void> {
+    this.statements.addToken.run(hash, label, createdAt);
+  }
+
+  async findActiveToken(hash: Buffer): Promise<Buffer | undefined> {
+    return this.statements.findToken.get(hash)?.hash;
+  }
+
+  async revokeToken(hash: Buffer, revokedAt: string): Promise<boolean> {
+    return this.statements.revokeToken.run(revokedAt, hash).changes > 0;
+  }
+
+  async touchToken(hash: Buffer, usedAt: string): Promise<void> {
+    this.statements.touchToken.run(usedAt, hash);
+  }
+
+  async listTokens(): Promise<TokenInfo[]> {
+    return this.statements.listTokens.all().map((r) => ({
+      label: r.label,
+      createdAt: r.created_at,
+      lastUsedAt: r.last_used_at,
+      revokedAt: r.revoked_at,
+    }));
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}
+
+class SqliteImportTransaction implements ImportTransaction {
+  private readonly s;
+
+  constructor(db: Db) {
+    this.s = {
+      get: db.prepare<[string, string], { doc: string; blob_id: number | null }>(
+        'SELECT doc, blob_id FROM records WHERE kind = ? AND id = ?',
+      ),
+      ids: db.prepare<[string], { id: string }>('SELECT id FROM records WHERE kind = ? ORDER BY id'),
+      docs: db.prepare<[string], { id: string; doc: string }>(
+        'SELECT id, doc FROM records WHERE kind = ? ORDER BY id',
+      ),
+      put: db.prepare(
+        'INSERT INTO records (kind, id, doc, blob_id) VALUES (?, ?, ?, ?) ON CONFLICT (kind, id) DO UPDATE SET doc = excluded.doc, blob_id = excluded.blob_id',
+      ),
+      delete: db.prepare('DELETE FROM records WHERE kind = ? AND id = ?'),
+      findBlob: db.prepare<[string], { blob_id: number }>('SELECT blob_id FROM blobs WHERE sha256 = ?'),
+      addBlob: db.prepare('INSERT INTO blobs (sha256, size, chunk_count) VALUES (?, ?, 0)'),
+      addChunk: db.prepare('INSERT INTO blob_chunks (blob_id, seq, data) VALUES (?, ?, ?)'),
+      setChunkCount: db.prepare('UPDATE blobs SET chunk_count = ? WHERE blob_id = ?'),
+      adopt: db.prepare(
+        'UPDATE blobs SET orphaned_at = NULL WHERE orphaned_at IS NOT NULL AND blob_id IN (SELECT blob_id FROM records WHERE blob_id IS NOT NULL)',
+      ),
+      orphan: db.prepare(
+        'UPDATE blobs SET orphaned_at = ? WHERE orphaned_at IS NULL AND blob_id NOT IN (SELECT blob_id FROM records WHERE blob_id IS NOT NULL)',
+      ),
+      sweep: db.prepare('DELETE FROM blobs WHERE orphaned_at IS NOT NULL AND orphaned_at < ?'),
+      bump: db.prepare<[], { value: string }>(
+        "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'content_version' RETURNING value",
+      ),
+    };
+  }
+
+  async get(kind: RecordKind, id: string) {
+    const row = this.s.get.get(kind, id);
+    return row ? { doc: row.doc, blobId: row.blob_id } : undefined;
+  }
+
+  async ids(kind: RecordKind): Promise<string[]> {
+    return this.s.ids.all(kind).map((r) => r.id);
+  }
+
+  async docs(kind: RecordKind) {
+    return this.s.docs.all(kind);
+  }
+
+  async put(kind: RecordKind, id: string, doc: string, blobId: number | null): Promise<void> {
+    this.s.put.run(kind, id, doc, blobId);
+  }
+
+  async delete(kind: RecordKind, id: string): Promise<void> {
+    this.s.delete.run(kind, id);
+  }
+
+  async findBlob(sha256: string): Promise<number | undefined> {
+    return this.s.findBlob.get(sha256)?.blob_id;
+  }
+
+  async addBlob(sha256: string, size: number, chunks: AsyncIterable<Uint8Array>): Promise<number> {
+    const blobId = Number(this.s.addBlob.run(sha256, size).lastInsertRowid);
+    let seq = 0;
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const flush = () => {
+      if (pendingBytes === 0) return;
+      this.s.addChunk.run(blobId, seq++, Buffer.concat(pending, pendingBytes));
+      pending = [];
+      pendingBytes = 0;
+    };
+    for await (const chunk of chunks) {
+      pending.push(Buffer.from(chunk));
+      pendingBytes += chunk.byteLength;
+      if (pendingBytes >= CHUNK_BYTES) flush();
+    }
+    flush();
+    this.s.setChunkCount.run(seq, blobId);
+    return blobId;
+  }
+
+  async collectBlobs(now: number, deleteBefore: number): Promise<number> {
+    this.s.adopt.run();
+    this.s.orphan.run(now);
+    return this.s.sweep.run(deleteBefore).changes;
+  }
+
+  async bumpContentVersion(): Promise<number> {
+    return Number(this.s.bump.get()!.value);
+  }
+}

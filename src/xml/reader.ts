@@ -1,0 +1,151 @@
+/**
+ * The safe XML reader for request bodies: parses into a small element tree with
+ * namespaces resolved, and refuses what a SOAP request has no business holding.
+ * - No DTD at all (so no entity expansion and nothing fetched): saxes knows only the
+ *   five predefined entities and character references; a DOCTYPE is refused.
+ * - Structural caps (depth, element count, attributes, name and text length) are
+ *   checked as the parser goes, so a hostile body is dropped before it is built.
+ */
+import { SaxesParser, type SaxesTagNS } from 'saxes';
+import { ScoopError } from '../contract/errors.ts';
+
+export interface XmlAttribute {
+  readonly uri: string;
+  readonly local: string;
+  readonly prefix: string;
+  readonly value: string;
+}
+
+export interface XmlElement {
+  readonly uri: string;
+  readonly local: string;
+  readonly prefix: string;
+  readonly attributes: readonly XmlAttribute[];
+  readonly children: XmlElement[];
+  /** Character data directly inside this element (text and CDATA), concatenated. */
+  text: string;
+  /** Namespace declarations in scope, for QName-valued content. */
+  readonly namespaces: Readonly<Record<string, string>>;
+}
+
+export interface XmlLimits {
+  readonly maxDepth: number;
+  readonly maxElements: number;
+  readonly maxAttributes: number;
+  readonly maxNameLength: number;
+  readonly maxTextLength: number;
+}
+
+export const DEFAULT_XML_LIMITS: XmlLimits = {
+  maxDepth: 32,
+  maxElements: 10_000,
+  maxAttributes: 64,
+  maxNameLength: 256,
+  maxTextLength: 1_048_576,
+};
+
+export interface ParsedDocument {
+  readonly root: XmlElement;
+  /** True when a processing instruction (other than the XML declaration) occurred. */
+  readonly hasProcessingInstruction: boolean;
+}
+
+/** XML 1.0 §2.8: a document type declaration starts with `<!DOCTYPE`, case-sensitively. */
+export function containsDoctype(text: string): boolean {
+  return text.includes('<!DOCTYPE');
+}
+
+function limitError(what: string): ScoopError {
+  return new ScoopError('XML_LIMIT_EXCEEDED', `The request XML exceeds the limit on ${what}.`);
+}
+
+export function parseXml(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): ParsedDocument {
+  if (containsDoctype(text)) {
+    throw new ScoopError('DTD_NOT_ALLOWED', 'Document type declarations (DOCTYPE) are not allowed.');
+  }
+  const parser = new SaxesParser({ xmlns: true });
+  const stack: XmlElement[] = [];
+  let root: XmlElement | undefined;
+  let elementCount = 0;
+  let attributeCount = 0;
+  let hasProcessingInstruction = false;
+
+  parser.on('opentagstart', (tag) => {
+    elementCount++;
+    attributeCount = 0;
+    if (stack.length >= limits.maxDepth) throw limitError('nesting depth');
+    if (elementCount > limits.maxElements) throw limitError('number of elements');
+    if (tag.name.length > limits.maxNameLength) throw limitError('name length');
+  });
+  parser.on('attribute', (attribute) => {
+    attributeCount++;
+    if (attributeCount > limits.maxAttributes) throw limitError('number of attributes');
+    if (attribute.name.length > limits.maxNameLength) throw limitError('name length');
+    if (attribute.value.length > limits.maxTextLength) throw limitError('text length');
+  });
+  parser.on('opentag', (tag) => {
+    const ns = tag as SaxesTagNS;
+    const attributes: XmlAttribute[] = [];
+    for (const a of Object.values(ns.attributes)) {
+      attributes.push({ uri: a.uri, local: a.local, prefix: a.prefix, value: a.value });
+    }
+    const parent = stack[stack.length - 1];
+    const element: XmlElement = {
+      uri: ns.uri,
+      local: ns.local,
+      prefix: ns.prefix,
+      attributes,
+      children: [],
+      text: '',
+      namespaces: { ...parent?.namespaces, ...ns.ns },
+    };
+    if (parent) parent.children.push(element);
+    else root = element;
+    stack.push(element);
+  });
+  parser.on('closetag', () => {
+    stack.pop();
+  });
+  const onText = (data: string) => {
+    const current = stack[stack.length - 1];
+    if (!current) return; // whitespace around the root element
+    if (current.text.length + data.length > limits.maxTextLength) throw limitError('text length');
+    current.text += data;
+  };
+  parser.on('text', onText);
+  parser.on('cdata', onText);
+  parser.on('processinginstruction', () => {
+    hasProcessingInstruction = true;
+  });
+  parser.on('doctype', () => {
+    throw new ScoopError('DTD_NOT_ALLOWED', 'Document type declarations (DOCTYPE) are not allowed.');
+  });
+  parser.on('error', (error) => {
+    throw new ScoopError(
+      'MALFORMED_XML',
+      `The request body is not well-formed XML: ${describeSaxError(error)}`,
+    );
+  });
+
+  try {
+    parser.write(text).close();
+  } catch (error) {
+    if (error instanceof ScoopError) throw error;
+    throw new ScoopError('MALFORMED_XML', 'The request body is not well-formed XML.');
+  }
+  if (!root) throw new ScoopError('MALFORMED_XML', 'The request body has no root element.');
+  return { root, hasProcessingInstruction };
+}
+
+/** saxes messages are `line:column: message`; keep them, they help the client and reveal nothing. */
+function describeSaxError(error: Error): string {
+  return error.message.replace(/\s+/g, ' ').slice(0, 200);
+}
+
+export function childElements(element: XmlElement, uri: string, local: string): XmlElement[] {
+  return element.children.filter((c) => c.uri === uri && c.local === local);
+}
+
+export function attributeValue(element: XmlElement, uri: string, local: string): string | undefined {
+  return element.attributes.find((a) => a.uri === uri && a.local === local)?.value;
+}

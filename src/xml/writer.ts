@@ -1,0 +1,102 @@
+/**
+ * A streaming XML writer for responses. It accumulates text and emits body parts:
+ * buffers for markup, and deferred base64 parts for large binaries, so the exact
+ * Content-Length is known before the first byte is sent (the original always sends
+ * one) while binaries are still encoded as they stream.
+ *
+ * Layout follows .NET's XmlTextWriter: compact (SOAP) or indented by two spaces with
+ * LF (HTTP GET/POST), where an element holding only text stays on one line and an
+ * empty element is written `<name />`.
+ */
+import { type Binary, type BinarySource, base64Length } from './binary.ts';
+import { escapeText } from './escape.ts';
+
+export type BodyPart = Buffer | { readonly base64Of: BinarySource };
+
+export function bodyLength(parts: readonly BodyPart[]): number {
+  let total = 0;
+  for (const part of parts) total += Buffer.isBuffer(part) ? part.length : base64Length(part.base64Of.size);
+  return total;
+}
+
+const INDENTS: string[] = [];
+function newlineAndIndent(depth: number): string {
+  let s = INDENTS[depth];
+  if (s === undefined) {
+    s = `\n${'  '.repeat(depth)}`;
+    INDENTS[depth] = s;
+  }
+  return s;
+}
+
+export class XmlWriter {
+  private text = '';
+  private readonly parts: BodyPart[] = [];
+
+  constructor(private readonly indented: boolean) {}
+
+  /** Markup that is already correct XML (declarations, envelope prefixes). */
+  raw(markup: string): void {
+    this.text += markup;
+  }
+
+  private lineStart(depth: number): string {
+    return this.indented ? newlineAndIndent(depth) : '';
+  }
+
+  open(name: string, depth: number): void {
+    this.text += `${this.lineStart(depth)}<${name}>`;
+  }
+
+  /** Closes an element whose content was elements (so the end tag gets its own line). */
+  close(name: string, depth: number): void {
+    this.text += `${this.lineStart(depth)}</${name}>`;
+  }
+
+  /** `<name>text</name>` with `text` escaped; an empty string gives `<name />`. */
+  leaf(name: string, depth: number, text: string): void {
+    this.text +=
+      text === ''
+        ? `${this.lineStart(depth)}<${name} />`
+        : `${this.lineStart(depth)}<${name}>${escapeText(text)}</${name}>`;
+  }
+
+  /** A value that needs no escaping (numbers, booleans, base64). */
+  plainLeaf(name: string, depth: number, text: string): void {
+    this.text += `${this.lineStart(depth)}<${name}>${text}</${name}>`;
+  }
+
+  empty(name: string, depth: number): void {
+    this.text += `${this.lineStart(depth)}<${name} />`;
+  }
+
+  nil(name: string, depth: number): void {
+    this.text += `${this.lineStart(depth)}<${name} xsi:nil="true" />`;
+  }
+
+  binary(name: string, depth: number, value: Binary): void {
+    if (binarySize(value) === 0) {
+      this.empty(name, depth);
+    } else if (value instanceof Uint8Array) {
+      const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      this.plainLeaf(name, depth, bytes.toString('base64'));
+    } else {
+      this.text += `${this.lineStart(depth)}<${name}>`;
+      this.flush();
+      this.parts.push({ base64Of: value });
+      this.text += `</${name}>`;
+    }
+  }
+
+  private flush(): void {
+    if (this.text.length > 0) {
+      this.parts.push(Buffer.from(this.text, 'utf8'));
+      this.text = '';
+    }
+  }
+
+  finish(): BodyPart[] {
+    this.flush();
+    return this.parts;
+  }
+}
