@@ -27,7 +27,7 @@ function collapse(text: string): string {
 
 /** Shortened and stripped of control characters, for quoting client input in a message. */
 export function quote(value: string): string {
-  const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+  const shown = value.length > 80 ? `${value.slice(0, 80)}…` : value;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is being removed
   return `'${shown.replace(/[\u0000-\u001F\u007F]/g, '?')}'`;
 }

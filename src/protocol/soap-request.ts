@@ -5,7 +5,7 @@
 import { ScoopError } from '../contract/errors.ts';
 import { type Endpoint, findOperation, type Operation } from '../contract/operations.ts';
 import { attributeValue, parseXml, type XmlElement, type XmlLimits } from '../xml/reader.ts';
-import type { RawParameters } from './coerce.ts';
+import { quote, type RawParameters } from './coerce.ts';
 import { decodeBody, type MediaType } from './content-type.ts';
 import {
   SOAP11_ACTOR_NEXT,
@@ -154,12 +154,11 @@ function readParameters(element: XmlElement, operation: Operation, namespace: st
 }
 
 /** SOAP 1.1 §6.1.1: the SOAPAction value is a URI, optionally quoted; "" means "the request URI". */
-function actionName(action: string | undefined, namespace: string): string | undefined {
+function declaredAction(action: string | undefined): string | undefined {
   if (action === undefined) return undefined;
   let value = action.trim();
   if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1).trim();
-  if (value === '') return undefined;
-  return value.startsWith(`${namespace}/`) ? value.slice(namespace.length + 1) : value;
+  return value === '' ? undefined : value;
 }
 
 export function decodeSoapRequest(input: SoapInput): SoapRequest {
@@ -212,11 +211,12 @@ export function decodeSoapRequest(input: SoapInput): SoapRequest {
 
   const declared =
     input.mediaType.essence === SOAP12_MEDIA_TYPE ? input.mediaType.params.get('action') : input.soapAction;
-  const action = actionName(declared, input.namespace);
-  if (action !== undefined && action !== operation.name) {
+  const action = declaredAction(declared);
+  const expected = `${input.namespace}/${operation.name}`;
+  if (action !== undefined && action !== expected) {
     throw new ScoopError(
       'SOAP_ACTION_MISMATCH',
-      `The SOAP action names ${action.slice(0, 100)}, but the body holds ${operation.name}.`,
+      `The SOAP action ${quote(action)} does not match the operation in the body, ${operation.name} (its action is ${quote(expected)}).`,
     );
   }
   return { version, operation, parameters: readParameters(call, operation, input.namespace), token };

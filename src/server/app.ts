@@ -75,7 +75,8 @@ function route(path: string): Route {
   if (direct) return { kind: 'soap', endpoint: direct };
   const slash = path.lastIndexOf('/');
   const endpoint = slash > 0 ? findEndpoint(path.slice(0, slash)) : undefined;
-  if (endpoint) return { kind: 'http', endpoint, operationName: path.slice(slash + 1) };
+  if (endpoint && slash < path.length - 1)
+    return { kind: 'http', endpoint, operationName: path.slice(slash + 1) };
   return { kind: 'none' };
 }
 

@@ -8,7 +8,7 @@
  * LF (HTTP GET/POST), where an element holding only text stays on one line and an
  * empty element is written `<name />`.
  */
-import { type Binary, type BinarySource, base64Length } from './binary.ts';
+import { type Binary, type BinarySource, base64Length, binarySize } from './binary.ts';
 import { escapeText } from './escape.ts';
 
 export type BodyPart = Buffer | { readonly base64Of: BinarySource };

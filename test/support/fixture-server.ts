@@ -1,0 +1,66 @@
+/**
+ * A scoop server for end-to-end tests, in this process: a fresh SQLite file loaded with
+ * the reference dataset (test/fixtures/reference-bundle) plus test extras, and the
+ * reference token.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { hashToken } from '../../src/auth/tokens.ts';
+import type { AppOptions } from '../../src/server/app.ts';
+import { type RunningServer, startServer } from '../../src/server/http-server.ts';
+import { readBundle } from '../../src/store/bundle/read-bundle.ts';
+import type { ContentStore } from '../../src/store/content-store.ts';
+import { importBundle } from '../../src/store/import.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { DEFAULT_XML_LIMITS } from '../../src/xml/reader.ts';
+
+export const REFERENCE_TOKEN = '11111111-1111-1111-1111-111111111111';
+export const REFERENCE_BUNDLE = path.resolve('test/fixtures/reference-bundle');
+export const EXTRAS_BUNDLE = path.resolve('test/fixtures/wire-extras');
+/** The wire corpus runs at a fixed instant, so visibility windows give stable answers. */
+export const FIXED_NOW = Date.parse('2026-11-22T12:00:00Z');
+
+export interface Fixture {
+  readonly server: RunningServer;
+  readonly store: ContentStore;
+  readonly dir: string;
+  stop(): Promise<void>;
+}
+
+export async function startFixture(
+  overrides: Partial<AppOptions> = {},
+  bundles = [REFERENCE_BUNDLE, EXTRAS_BUNDLE],
+): Promise<Fixture> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'scoop-test-'));
+  const store = new SqliteStore(path.join(dir, 'scoop.db'));
+  for (const bundle of bundles) await importBundle(store, await readBundle(bundle));
+  await store.addToken(hashToken(REFERENCE_TOKEN), 'reference', new Date().toISOString());
+  const server = await startServer(
+    {
+      store,
+      namespace: 'http://scoop.example.org/api',
+      httpAuth: true,
+      maxBodyBytes: 4 * 1024 * 1024,
+      maxListItems: 16,
+      xmlLimits: DEFAULT_XML_LIMITS,
+      service: { maxImageDimension: 4096 },
+      logger: pino({ level: 'silent' }),
+      now: () => FIXED_NOW,
+      ...overrides,
+    },
+    '127.0.0.1',
+    0,
+  );
+  return {
+    server,
+    store,
+    dir,
+    async stop() {
+      await server.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
