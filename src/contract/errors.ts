@@ -109,11 +109,6 @@ export const ERRORS = {
     side: 'server',
     summary: 'An unexpected error on the server; the log has details.',
   },
-  UNAVAILABLE: {
-    status: 503,
-    side: 'server',
-    summary: 'The store is unreachable or the server is shutting down; retry later.',
-  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

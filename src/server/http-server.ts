@@ -1,6 +1,8 @@
 /** The node:http adapter: a server with bounded timeouts around the app's handler. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ScoopError } from '../contract/errors.ts';
+import { renderHttpError } from '../protocol/faults.ts';
 import { type AppOptions, createApp } from './app.ts';
 
 export interface RunningServer {
@@ -27,6 +29,26 @@ export async function startServer(options: AppOptions, host: string, port: numbe
     },
   );
   server.maxHeadersCount = 64;
+  // Requests node's HTTP parser refuses (RFC 9112 framing errors, both Content-Length and
+  // Transfer-Encoding, oversized headers) get the catalogue's small XML body, not a bare 400.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const rendered = renderHttpError(
+      new ScoopError(
+        'BAD_REQUEST',
+        tooLarge ? 'The request headers are too large.' : 'The HTTP request is malformed.',
+      ),
+      options.namespace,
+    );
+    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    socket.end(
+      `HTTP/1.1 ${status}\r\ncontent-type: ${rendered.contentType}\r\ncontent-length: ${rendered.body.length}\r\nconnection: close\r\n\r\n${rendered.body.toString('utf8')}`,
+    );
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
