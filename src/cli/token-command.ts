@@ -10,15 +10,32 @@ const HELP = `Usage:
 
 Only a SHA-256 hash of each token is stored; a token is shown once, when created.`;
 
+/** How many arguments each action takes. */
+const ARITY: ReadonlyMap<string, number> = new Map([
+  ['create', 0],
+  ['list', 0],
+  ['revoke', 1],
+]);
+
+/** Refuses a wrong action or argument count before the store is opened, so a typo creates no database file. */
+function checkUsage(action: string | undefined, rest: readonly string[]): void {
+  const arity = action === undefined ? undefined : ARITY.get(action);
+  if (arity === undefined) throw new UsageError(`expected create, list or revoke\n\n${HELP}`);
+  if (rest.length !== arity) {
+    const expected = arity === 0 ? 'no arguments' : 'one token';
+    throw new UsageError(`${action} takes ${expected}\n\n${HELP}`);
+  }
+}
+
 export async function tokenCommand(args: string[]): Promise<number> {
   const parsed = parseCommand(args, { ...DB_OPTION, label: { type: 'string' } }, HELP);
   if (!parsed) return 0;
   const [action, ...rest] = parsed.positionals;
+  checkUsage(action, rest);
   const store = await openStore(databaseSetting(parsed.values, process.env));
   try {
     switch (action) {
       case 'create': {
-        if (rest.length > 0) throw new UsageError(`create takes no arguments\n\n${HELP}`);
         const token = newToken();
         const label = typeof parsed.values.label === 'string' ? parsed.values.label : '';
         await store.addToken(hashToken(token), label, new Date().toISOString());
@@ -38,7 +55,6 @@ export async function tokenCommand(args: string[]): Promise<number> {
         return 0;
       }
       case 'revoke': {
-        if (rest.length !== 1) throw new UsageError(`revoke takes one token\n\n${HELP}`);
         const canonical = canonicalToken(rest[0]!);
         if (canonical && (await store.revokeToken(hashToken(canonical), new Date().toISOString()))) {
           process.stdout.write('revoked\n');

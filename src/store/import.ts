@@ -95,10 +95,19 @@ async function checkReferences(tx: ImportTransaction, bundle: Bundle): Promise<v
     const abo = JSON.parse(doc) as { newsletterIDs: number[] };
     for (const ref of abo.newsletterIDs) {
       if (existing.get('newsletter')!.has(String(ref))) continue;
-      const where = whereInBundle('abonnements', id) ?? `the subscription of ${id}`;
+      const where = whereInBundle('abonnements', id);
+      if (where) {
+        throw new BundleError(
+          `${where}.newsletterIDs`,
+          `newsletter ${ref} is neither in the store nor in the bundle`,
+        );
+      }
+      const cause =
+        deletedBy('newsletter', String(ref)) ??
+        (bundle.mode === 'replace' ? 'newsletter' : `newsletter ${ref}`);
       throw new BundleError(
-        `${where}.newsletterIDs`,
-        `newsletter ${ref} is neither in the store nor in the bundle`,
+        cause,
+        `removes newsletter ${ref}, which the subscription of ${id} (not in the bundle) still uses`,
       );
     }
   }

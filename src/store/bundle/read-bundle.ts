@@ -32,6 +32,9 @@ import {
 /** bundle.json itself is read whole; binaries are not, so this bounds only the JSON. */
 const MAX_BUNDLE_JSON_BYTES = 256 * 1024 * 1024;
 
+/** RFC 8259 §8.1: JSON text is UTF-8; invalid bytes are refused, not replaced. */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 const TOP_LEVEL = ['format', 'mode', ...RECORD_KINDS, 'loeschen'];
 
 export interface ReadOptions {
@@ -46,7 +49,9 @@ async function hashFile(file: string): Promise<string> {
 
 function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+  // `..` as a whole path segment escapes; a name like `..version.txt` does not.
+  const escapes = relative === '..' || relative.startsWith(`..${path.sep}`);
+  return relative !== '' && !escapes && !path.isAbsolute(relative);
 }
 
 async function checkFile(root: string, value: unknown, where: string): Promise<BundleFile> {
@@ -94,7 +99,7 @@ export async function readBundle(folder: string): Promise<Bundle> {
   if (info.size > MAX_BUNDLE_JSON_BYTES) throw new BundleError('bundle.json', 'is larger than 256 MB');
   let json: unknown;
   try {
-    json = JSON.parse(await readFile(jsonPath, 'utf8'));
+    json = JSON.parse(STRICT_UTF8.decode(await readFile(jsonPath)));
   } catch (error) {
     throw new BundleError('bundle.json', `is not valid JSON (${(error as Error).message})`);
   }
@@ -149,17 +154,15 @@ export async function readBundle(folder: string): Promise<Bundle> {
     checkArray(top.abonnements ?? [], 'abonnements').map((item, i) => {
       const at = `abonnements[${i}]`;
       const object = checkObject(item, at);
-      refuseUnknownKeys(object, ['email', 'newsletterIDs'], at);
       const email = checkString(object.email, `${at}.email`).trim();
       if (email === '') throw new BundleError(`${at}.email`, 'must not be empty');
-      const ids = checkArray(object.newsletterIDs ?? [], `${at}.newsletterIDs`).map((v, j) =>
-        checkInt(v, `${at}.newsletterIDs[${j}]`),
+      // The address is the key: errors name the record by it, as other kinds by their id.
+      const where = `${at} (${email})`;
+      refuseUnknownKeys(object, ['email', 'newsletterIDs'], where);
+      const ids = checkArray(object.newsletterIDs ?? [], `${where}.newsletterIDs`).map((v, j) =>
+        checkInt(v, `${where}.newsletterIDs[${j}]`),
       );
-      return {
-        id: emailKey(email),
-        doc: { email, newsletterIDs: [...new Set(ids)] },
-        where: `${at} (${email})`,
-      };
+      return { id: emailKey(email), doc: { email, newsletterIDs: [...new Set(ids)] }, where };
     }),
   );
 

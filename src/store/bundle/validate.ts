@@ -71,6 +71,7 @@ export function checkObject(value: Json, where: string): Record<string, Json> {
 }
 
 function describe(value: Json): string {
+  if (value === undefined) return 'missing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'string')
@@ -174,7 +175,12 @@ const ARTIKEL_EXTRA = ['artikelID', 'sichtbarVon', 'sichtbarBis'];
 const ISO_8601 =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
-export function checkInstant(value: Json, where: string): number | null {
+/** A date alone means the whole day: its start for `sichtbarVon`, its end for `sichtbarBis`. */
+export function checkInstant(
+  value: Json,
+  where: string,
+  dateMeans: 'start' | 'end' = 'start',
+): number | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string')
     throw new BundleError(where, `must be an ISO 8601 date-time or null, not ${describe(value)}`);
@@ -185,17 +191,27 @@ export function checkInstant(value: Json, where: string): number | null {
     ? m[8]
       ? value.replace(' ', 'T')
       : `${value.replace(' ', 'T')}Z`
-    : `${value}T00:00:00Z`;
+    : `${value}T${dateMeans === 'start' ? '00:00:00.000' : '23:59:59.999'}Z`;
   const ms = Date.parse(normalised);
-  if (Number.isNaN(ms)) throw new BundleError(where, `is not a valid date-time: ${describe(value)}`);
+  if (Number.isNaN(ms) || !isCalendarDate(Number(m[1]), Number(m[2]), Number(m[3]))) {
+    throw new BundleError(where, `is not a valid date-time: ${describe(value)}`);
+  }
   return ms;
 }
 
-export function checkArtikel(value: Json, where: string): { id: number; doc: Record<string, Json> } {
-  const object = checkObject(value, where);
+/** Date.parse rolls 2026-02-30 over to 2 March instead of refusing it. */
+function isCalendarDate(year: number, month: number, day: number): boolean {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+export function checkArtikel(value: Json, at: string): { id: number; doc: Record<string, Json> } {
+  const object = checkObject(value, at);
+  const id = checkInt(object.artikelID, `${at}.artikelID`);
+  // Named like every other record, e.g. `artikel[1] (artikelID 7)`, so the error says which article.
+  const where = `${at} (artikelID ${id})`;
   const listFields = wsArtikelDetails.fields.map((f) => f.name);
   refuseUnknownKeys(object, [...listFields, ...ARTIKEL_EXTRA], where);
-  const id = checkInt(object.artikelID, `${where}.artikelID`);
   const doc = checkRecord(wsArtikelDetails, object, where, {
     custom: ['bereiche', 'cityAppBereiche', 'anhaenge', 'links', 'kontakte'],
   });
@@ -232,8 +248,16 @@ export function checkArtikel(value: Json, where: string): { id: number; doc: Rec
     }
     return record;
   });
-  doc.sichtbarVon = checkInstant(object.sichtbarVon, `${where}.sichtbarVon`);
-  doc.sichtbarBis = checkInstant(object.sichtbarBis, `${where}.sichtbarBis`);
+  const von = checkInstant(object.sichtbarVon, `${where}.sichtbarVon`);
+  const bis = checkInstant(object.sichtbarBis, `${where}.sichtbarBis`, 'end');
+  doc.sichtbarVon = von;
+  doc.sichtbarBis = bis;
+  if (von !== null && bis !== null && bis < von) {
+    throw new BundleError(
+      `${where}.sichtbarBis`,
+      'is before sichtbarVon, so the article could never be visible',
+    );
+  }
   return { id, doc };
 }
 

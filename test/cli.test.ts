@@ -1,0 +1,230 @@
+/**
+ * The `scoop` command end to end: each test spawns `node bin/scoop.js …` against a
+ * database in a scratch folder (also the working directory, so a default path could
+ * never touch the repository) and checks exit code, stdout and stderr.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { Authenticator } from '../src/auth/authenticator.ts';
+import { hashToken } from '../src/auth/tokens.ts';
+import { ScoopError } from '../src/contract/errors.ts';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
+import { bundleJson, generation, scratch } from './support/bundles.ts';
+import { databaseFileHash, dumpDatabase } from './support/sqlite.ts';
+
+const s = scratch();
+const BIN = path.resolve('bin/scoop.js');
+const GUID_LINE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\n$/;
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function scoop(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<Run> {
+  const { SCOOP_DB: _ignored, ...inherited } = process.env;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: s.root,
+      env: { ...inherited, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      stdout += text;
+    });
+    child.stderr.setEncoding('utf8').on('data', (text: string) => {
+      stderr += text;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Runs a command that must succeed, returning its stdout. */
+async function ok(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<string> {
+  const run = await scoop(args, env);
+  assert.equal(run.code, 0, `scoop ${args.join(' ')} failed: ${run.stderr}`);
+  return run.stdout;
+}
+
+async function withStore<T>(db: string, use: (store: SqliteStore) => Promise<T>): Promise<T> {
+  const store = new SqliteStore(db);
+  try {
+    return await use(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function generationBundle(gen: number, extra: Record<string, unknown> = {}): string {
+  const { json, files } = generation(gen, extra);
+  return s.bundle(json, files);
+}
+
+describe('scoop import', { concurrency: true }, () => {
+  test('import exits 0 and prints a per-kind summary', async () => {
+    const db = s.dbPath();
+    const stdout = await ok(['import', generationBundle(1), '--db', db]);
+    assert.match(stdout, /kind\s+added\s+changed\s+unchanged\s+removed/);
+    const rows: Array<[string, number]> = [
+      ['bereiche', 2],
+      ['cityAppBereiche', 1],
+      ['anhaenge', 1],
+      ['bilder', 1],
+      ['artikel', 1],
+      ['newsletter', 2],
+      ['abonnements', 1],
+    ];
+    for (const [kind, added] of rows)
+      assert.match(stdout, new RegExp(`\\n  ${kind} +${added} +0 +0 +0\\n`), kind);
+    assert.match(stdout, /content version 1/);
+
+    const again = await ok(['import', generationBundle(1), '--db', db]);
+    for (const [kind, unchanged] of rows) {
+      assert.match(again, new RegExp(`\\n  ${kind} +0 +0 +${unchanged} +0\\n`), kind);
+    }
+    assert.match(again, /content version 2/);
+    assert.equal(await withStore(db, (store) => store.contentVersion()), 2);
+  });
+
+  test('a refused bundle exits 1, names the record and field on stderr, and changes nothing', async () => {
+    const db = s.dbPath();
+    await ok(['import', generationBundle(1), '--db', db]);
+    const dump = dumpDatabase(db);
+    const hash = databaseFileHash(db);
+
+    const invalid = generationBundle(2, {
+      artikel: [{ artikelID: 1, kontakte: [{ art: 'privat' }] }],
+    });
+    const refused = await scoop(['import', invalid, '--db', db]);
+    assert.equal(refused.code, 1);
+    assert.match(
+      refused.stderr,
+      /import refused, nothing was changed: artikel\[0\] \(artikelID 1\)\.kontakte\[0\]\.art: /,
+    );
+    assert.equal(refused.stdout, '');
+
+    // Refused inside the transaction, after every record was written.
+    const dangling = generationBundle(2, { artikel: [{ artikelID: 1 }, { artikelID: 2, anhaenge: [404] }] });
+    const late = await scoop(['import', dangling, '--db', db]);
+    assert.equal(late.code, 1);
+    assert.match(late.stderr, /artikel\[1\] \(artikelID 2\)\.anhaenge: anhaenge 404 is neither/);
+
+    assert.deepEqual(dumpDatabase(db), dump);
+    assert.equal(databaseFileHash(db), hash);
+  });
+
+  test('SCOOP_DB is honoured, and --db wins over it', async () => {
+    const fromEnv = s.dbPath();
+    const fromFlag = s.dbPath();
+    const stdout = await ok(['import', s.bundle(bundleJson({ bereiche: [{ bereichID: 1 }] }))], {
+      SCOOP_DB: fromEnv,
+    });
+    assert.match(stdout, new RegExp(`into ${fromEnv.replaceAll('\\', '\\\\')}`));
+    assert.equal(await withStore(fromEnv, (store) => store.contentVersion()), 1);
+
+    await ok(['import', s.bundle(bundleJson({})), '--db', fromFlag], { SCOOP_DB: fromEnv });
+    assert.equal(await withStore(fromFlag, (store) => store.contentVersion()), 1);
+    assert.equal(await withStore(fromEnv, (store) => store.contentVersion()), 1);
+
+    const token = (await ok(['token', 'create'], { SCOOP_DB: fromEnv })).trim();
+    await withStore(fromEnv, (store) => new Authenticator(store).verify(token));
+    assert.equal(existsSync(path.join(s.root, 'data')), false, 'the default database was created');
+  });
+
+  test('usage errors exit 2 and create no database', async () => {
+    const usageErrors = [
+      ['import'],
+      ['import', 'a', 'b'],
+      ['import', '--nope', 'a'],
+      ['token'],
+      ['token', 'delete'],
+      ['token', 'create', 'x'],
+      ['token', 'revoke'],
+      ['token', 'list', 'x'],
+    ];
+    for (const args of usageErrors) {
+      const db = s.dbPath();
+      const run = await scoop([...args, '--db', db]);
+      assert.equal(run.code, 2, args.join(' '));
+      assert.match(run.stderr, /Usage/, args.join(' '));
+      assert.equal(existsSync(db), false, `scoop ${args.join(' ')} created ${db}`);
+    }
+  });
+});
+
+describe('scoop commands', { concurrency: true }, () => {
+  for (const args of [['--help'], ['-h'], ['import', '--help'], ['token', '--help'], ['serve', '--help']]) {
+    test(`${args.join(' ')} exits 0 and prints usage`, async () => {
+      const run = await scoop(args);
+      assert.equal(run.code, 0);
+      assert.match(run.stdout, /^Usage:/);
+      assert.equal(run.stderr, '');
+      assert.equal(existsSync(path.join(s.root, 'data')), false, 'help opened the default database');
+    });
+  }
+
+  test('an unknown command exits 2', async () => {
+    const run = await scoop(['impotr', 'x']);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /unknown command "impotr"/);
+    assert.equal(run.stdout, '');
+  });
+
+  test('no command prints usage and exits 2', async () => {
+    const run = await scoop([]);
+    assert.equal(run.code, 2);
+    assert.match(run.stdout, /^Usage:/);
+  });
+});
+
+describe('scoop token', { concurrency: true }, () => {
+  test('token create prints exactly one GUID line on stdout', async () => {
+    const db = s.dbPath();
+    const run = await scoop(['token', 'create', '--label', 'redaktion', '--db', db]);
+    assert.equal(run.code, 0);
+    assert.match(run.stdout, GUID_LINE);
+    assert.equal(run.stderr, '');
+    await withStore(db, (store) => new Authenticator(store).verify(run.stdout.trim()));
+  });
+
+  test('token list shows label, created and last used, never the token or its hash', async () => {
+    const db = s.dbPath();
+    const token = (await ok(['token', 'create', '--label', 'redaktion', '--db', db])).trim();
+    await ok(['token', 'create', '--label', 'app', '--db', db]);
+    const usedAt = new Date('2026-05-04T03:02:01.000Z');
+    await withStore(db, (store) => new Authenticator(store, () => usedAt).verify(token));
+
+    const list = await ok(['token', 'list', '--db', db]);
+    const lines = list.trimEnd().split('\n');
+    assert.match(lines[0]!, /^label\s+created\s+last used\s+revoked$/);
+    assert.equal(lines.length, 3);
+    const redaktion = lines.find((line) => line.startsWith('redaktion'));
+    assert.match(redaktion!, /^redaktion\s+\d{4}-\d{2}-\d{2}T[\d:.]+Z\s+2026-05-04T03:02:01\.000Z\s+-$/);
+    assert.match(lines.find((line) => line.startsWith('app'))!, /^app\s+\S+Z\s+-\s+-$/);
+    const hash = hashToken(token);
+    for (const secret of [token, token.toUpperCase(), hash.toString('hex'), hash.toString('base64')]) {
+      assert.equal(list.includes(secret), false, `list shows ${secret}`);
+    }
+  });
+
+  test('token revoke works and a revoked token no longer verifies', async () => {
+    const db = s.dbPath();
+    const token = (await ok(['token', 'create', '--db', db])).trim();
+    assert.equal(await ok(['token', 'revoke', token.toUpperCase(), '--db', db]), 'revoked\n');
+    await withStore(db, (store) => assert.rejects(new Authenticator(store).verify(token), ScoopError));
+    assert.match(await ok(['token', 'list', '--db', db]), /\n-\s+\S+Z\s+-\s+\S+Z\n$/);
+
+    for (const again of [token, 'kein-token']) {
+      const run = await scoop(['token', 'revoke', again, '--db', db]);
+      assert.equal(run.code, 1, again);
+      assert.match(run.stderr, /no active token matches/);
+    }
+  });
+});
