@@ -54,9 +54,9 @@ export const BOOLEAN: ScalarType = { kind: 'scalar', name: 'boolean' };
 export const BASE64: ScalarType = { kind: 'scalar', name: 'base64Binary' };
 export const GUID: ScalarType = { kind: 'scalar', name: 'guid' };
 
-/** .NET value types cannot be null, so XmlSerializer always writes them. */
+/** .NET value types (int, bool, Guid, enums) cannot be null, so XmlSerializer always writes them. */
 function isValueType(type: ValueType): boolean {
-  return type.kind === 'enum' || (type.kind === 'scalar' && (type.name === 'int' || type.name === 'boolean'));
+  return type.kind === 'enum' || (type.kind === 'scalar' && ['int', 'boolean', 'guid'].includes(type.name));
 }
 
 export function field(name: string, type: ValueType, options: { nillable?: boolean } = {}): Field {

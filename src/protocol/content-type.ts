@@ -29,14 +29,21 @@ export function parseMediaType(header: string | undefined): MediaType | undefine
   return { essence, params };
 }
 
-/** Splits on `;` outside quoted strings (an `action` URI may be quoted and hold `;`). */
+/**
+ * Splits on `;` outside quoted strings (an `action` URI may be quoted and hold `;`).
+ * Inside a quoted string a backslash escapes the next character (RFC 9110 §5.6.4
+ * quoted-pair), so `"a\\"` ends at its last quote.
+ */
 function splitParams(header: string): string[] {
   const parts: string[] = [];
   let current = '';
   let quoted = false;
+  let escaped = false;
   for (let i = 0; i < header.length; i++) {
     const ch = header[i]!;
-    if (ch === '"' && header[i - 1] !== '\\') quoted = !quoted;
+    if (escaped) escaped = false;
+    else if (quoted && ch === '\\') escaped = true;
+    else if (ch === '"') quoted = !quoted;
     if (ch === ';' && !quoted) {
       parts.push(current);
       current = '';

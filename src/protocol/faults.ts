@@ -45,11 +45,17 @@ const UPGRADE_HEADER =
   `<soap12:SupportedEnvelope qname="soap11:Envelope" xmlns:soap11="${SOAP11_ENVELOPE_NS}" />` +
   `</soap12:Upgrade></soap:Header>`;
 
-/** SOAP 1.2 part 1 §5.4.8: one NotUnderstood header block per header that was not understood. */
+/**
+ * SOAP 1.2 part 1 §5.4.8: one NotUnderstood header block per header that was not understood.
+ * A header in no namespace gets an unprefixed qname: no default namespace is in scope here,
+ * and `xmlns:h0=""` is not allowed in XML 1.0 (Namespaces in XML 1.0 §3, NSC: No Prefix Undeclaring).
+ */
 function notUnderstoodHeader(error: ScoopError): string {
   const blocks = error.notUnderstood.map((q, i) => {
+    const local = escapeAttribute(q.local);
+    if (q.uri === '') return `<soap:NotUnderstood qname="${local}" />`;
     const prefix = `h${i}`;
-    return `<soap:NotUnderstood qname="${prefix}:${escapeAttribute(q.local)}" xmlns:${prefix}="${escapeAttribute(q.uri)}" />`;
+    return `<soap:NotUnderstood qname="${prefix}:${local}" xmlns:${prefix}="${escapeAttribute(q.uri)}" />`;
   });
   return `<soap:Header>${blocks.join('')}</soap:Header>`;
 }

@@ -128,11 +128,17 @@ function envelopeParts(
   return header ? { header, body } : { body };
 }
 
+/** XML Schema part 1 §2.6.2: xsi:nil is an xs:boolean, so "1" means nil as well as "true". */
+function isNil(element: XmlElement): boolean {
+  const nil = attributeValue(element, XSI_NS, 'nil')?.trim();
+  return nil === 'true' || nil === '1';
+}
+
 function readParameters(element: XmlElement, operation: Operation, namespace: string): RawParameters {
   const raw = new Map<string, string[]>();
   for (const param of operation.params) {
     const occurrences = element.children.filter((c) => c.uri === namespace && c.local === param.name);
-    const present = occurrences.filter((c) => attributeValue(c, XSI_NS, 'nil')?.trim() !== 'true');
+    const present = occurrences.filter((c) => !isNil(c));
     if (param.type.kind === 'array') {
       if (present.length > 1) {
         throw new ScoopError('DUPLICATE_PARAMETER', `Parameter ${param.name} was given more than once.`);

@@ -1,0 +1,324 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { assertScoopError } from '../../test/support/assertions.ts';
+import {
+  attributeValue,
+  childElements,
+  containsDoctype,
+  DEFAULT_XML_LIMITS,
+  parseXml,
+  type XmlLimits,
+} from './reader.ts';
+
+const XMLNS_NS = 'http://www.w3.org/2000/xmlns/';
+
+function limits(overrides: Partial<XmlLimits>): XmlLimits {
+  return { ...DEFAULT_XML_LIMITS, ...overrides };
+}
+
+function nested(depth: number): string {
+  return `${'<e>'.repeat(depth)}${'</e>'.repeat(depth)}`;
+}
+
+describe('parseXml: tree and namespaces', () => {
+  test('resolves prefixed and default namespaces on elements', () => {
+    const { root } = parseXml(
+      '<s:Envelope xmlns:s="urn:env"><s:Body><op xmlns="urn:api"><id>1</id></op></s:Body></s:Envelope>',
+    );
+    assert.deepEqual([root.uri, root.local, root.prefix], ['urn:env', 'Envelope', 's']);
+    const body = root.children[0]!;
+    assert.deepEqual([body.uri, body.local, body.prefix], ['urn:env', 'Body', 's']);
+    const op = body.children[0]!;
+    assert.deepEqual([op.uri, op.local, op.prefix], ['urn:api', 'op', '']);
+    const id = op.children[0]!;
+    assert.deepEqual([id.uri, id.local, id.text], ['urn:api', 'id', '1']);
+  });
+
+  test('an element without a default namespace in scope has the empty URI', () => {
+    const { root } = parseXml('<a><b/></a>');
+    assert.equal(root.uri, '');
+    assert.equal(root.children[0]!.uri, '');
+  });
+
+  test('a redeclared prefix applies to the inner scope only', () => {
+    const { root } = parseXml('<p:a xmlns:p="urn:1"><p:b xmlns:p="urn:2"/><p:c/></p:a>');
+    assert.deepEqual(
+      root.children.map((c) => [c.local, c.uri]),
+      [
+        ['b', 'urn:2'],
+        ['c', 'urn:1'],
+      ],
+    );
+  });
+
+  test('attributes: prefixed ones are namespaced, unprefixed ones are not', () => {
+    const { root } = parseXml('<a xmlns="urn:d" xmlns:p="urn:p" p:x="1" y="2"/>');
+    assert.deepEqual(
+      root.attributes.filter((a) => a.uri !== XMLNS_NS),
+      [
+        { uri: 'urn:p', local: 'x', prefix: 'p', value: '1' },
+        { uri: '', local: 'y', prefix: '', value: '2' },
+      ],
+    );
+    assert.equal(attributeValue(root, 'urn:p', 'x'), '1');
+    assert.equal(attributeValue(root, '', 'y'), '2');
+    assert.equal(attributeValue(root, 'urn:d', 'y'), undefined, 'the default namespace does not apply');
+    assert.equal(attributeValue(root, 'urn:p', 'missing'), undefined);
+  });
+
+  test('records the namespace declarations in scope, inherited and overridden', () => {
+    const { root } = parseXml('<a xmlns="urn:d" xmlns:p="urn:p"><b xmlns:q="urn:q" xmlns:p="urn:p2"/></a>');
+    assert.deepEqual(root.namespaces, { '': 'urn:d', p: 'urn:p' });
+    assert.deepEqual(root.children[0]!.namespaces, { '': 'urn:d', p: 'urn:p2', q: 'urn:q' });
+  });
+
+  test('childElements filters by namespace and local name', () => {
+    const { root } = parseXml('<r xmlns="urn:a" xmlns:b="urn:b"><x>1</x><b:x>2</b:x><x>3</x><y/></r>');
+    assert.deepEqual(
+      childElements(root, 'urn:a', 'x').map((e) => e.text),
+      ['1', '3'],
+    );
+    assert.deepEqual(
+      childElements(root, 'urn:b', 'x').map((e) => e.text),
+      ['2'],
+    );
+    assert.deepEqual(childElements(root, 'urn:a', 'z'), []);
+  });
+});
+
+describe('parseXml: character data', () => {
+  test('concatenates text and CDATA and ignores comments', () => {
+    const { root } = parseXml('<a>x<![CDATA[<y> & ]]]><!-- no -->z</a>');
+    assert.equal(root.text, 'x<y> & ]z');
+  });
+
+  test('text around child elements belongs to the parent, concatenated', () => {
+    const { root } = parseXml('<a>1<b>inner</b>2</a>');
+    assert.equal(root.text, '12');
+    assert.equal(root.children[0]!.text, 'inner');
+  });
+
+  test('whitespace is kept as it is in element text', () => {
+    const { root } = parseXml('<a>\n  1\t</a>');
+    assert.equal(root.text, '\n  1\t');
+  });
+
+  test('expands the five predefined entities', () => {
+    assert.equal(parseXml('<a>&lt;&gt;&amp;&quot;&apos;</a>').root.text, `<>&"'`);
+  });
+
+  test('expands decimal and hexadecimal character references, astral ones included', () => {
+    assert.equal(parseXml('<a>&#65;&#x42;&#x1F600;&#119070;</a>').root.text, 'AB😀𝄞');
+  });
+
+  test('expands character references in attribute values', () => {
+    const { root } = parseXml('<a v="&#x26;&amp;&#60;"/>');
+    assert.equal(attributeValue(root, '', 'v'), '&&<');
+  });
+
+  test('refuses a character reference to a character XML 1.0 forbids', () => {
+    assertScoopError(() => parseXml('<a>&#1;</a>'), 'MALFORMED_XML');
+    assertScoopError(() => parseXml('<a>&#0;</a>'), 'MALFORMED_XML');
+  });
+
+  test('refuses an undefined entity', () => {
+    const error = assertScoopError(() => parseXml('<a>&foo;</a>'), 'MALFORMED_XML');
+    assert.match(error.message, /undefined entity/);
+  });
+
+  test('refuses a raw forbidden control character', () => {
+    assertScoopError(() => parseXml('<a>\u0001</a>'), 'MALFORMED_XML');
+  });
+
+  test('ignores whitespace and comments around the root element', () => {
+    const { root } = parseXml('\n <!-- c --> <a>1</a> \n<!-- d -->\n');
+    assert.equal(root.local, 'a');
+    assert.equal(root.text, '1');
+  });
+});
+
+describe('parseXml: processing instructions', () => {
+  test('flags a processing instruction', () => {
+    assert.equal(parseXml('<?xml version="1.0"?><?pi data?><a/>').hasProcessingInstruction, true);
+    assert.equal(parseXml('<a><?pi?></a>').hasProcessingInstruction, true);
+    assert.equal(parseXml('<a/><?pi?>').hasProcessingInstruction, true);
+  });
+
+  test('does not count the XML declaration as a processing instruction', () => {
+    assert.equal(parseXml('<?xml version="1.0" encoding="utf-8"?><a/>').hasProcessingInstruction, false);
+    assert.equal(parseXml('<a/>').hasProcessingInstruction, false);
+  });
+});
+
+describe('parseXml: malformed documents', () => {
+  const cases: [string, string][] = [
+    ['truncated inside an element', '<a><b>'],
+    ['truncated inside a start tag', '<a><b x="1'],
+    ['truncated inside a comment', '<a><!-- x'],
+    ['truncated inside CDATA', '<a><![CDATA[x'],
+    ['no root: empty', ''],
+    ['no root: whitespace', '  \n '],
+    ['no root: a comment only', '<!-- c -->'],
+    ['no root: the declaration only', '<?xml version="1.0"?>'],
+    ['two roots', '<a/><b/>'],
+    ['mismatched end tag', '<a></b>'],
+    ['text before the root', 'x<a/>'],
+    ['unbound prefix', '<p:a/>'],
+    ['duplicate attribute', '<a x="1" x="2"/>'],
+    ['unquoted attribute', '<a x=1/>'],
+    ['lone ampersand', '<a>&</a>'],
+    ['lone less-than', '<a>1 < 2</a>'],
+    ['not XML at all', 'bereichID=1'],
+    ['a lower-case doctype is not a doctype but bad syntax', '<!doctype a><a/>'],
+  ];
+  for (const [name, xml] of cases) {
+    test(`refuses ${name} as MALFORMED_XML`, () => {
+      assertScoopError(() => parseXml(xml), 'MALFORMED_XML');
+    });
+  }
+
+  test('says where the error is, in one short line', () => {
+    const error = assertScoopError(() => parseXml('<a>\n<b></c></a>'), 'MALFORMED_XML');
+    assert.match(error.message, /^The request body is not well-formed XML: 2:\d+: /);
+    assert.equal(/\n/.test(error.message), false);
+  });
+});
+
+describe('parseXml: DTDs are refused', () => {
+  const cases: [string, string][] = [
+    ['a bare DOCTYPE', '<!DOCTYPE a><a/>'],
+    ['an empty internal subset', '<!DOCTYPE a []><a/>'],
+    ['an internal entity', '<!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>'],
+    ['an external entity (XXE)', '<!DOCTYPE a [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><a>&xxe;</a>'],
+    ['an external entity over http', '<!DOCTYPE a [<!ENTITY x SYSTEM "http://127.0.0.1:1/x">]><a>&x;</a>'],
+    ['an external DTD', '<!DOCTYPE a SYSTEM "http://127.0.0.1:1/evil.dtd"><a/>'],
+    ['a public external DTD', '<!DOCTYPE a PUBLIC "-//X//Y" "http://127.0.0.1:1/x.dtd"><a/>'],
+    ['a parameter entity', '<!DOCTYPE a [<!ENTITY % p SYSTEM "http://127.0.0.1:1/p.dtd"> %p;]><a/>'],
+    [
+      'billion laughs',
+      '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">' +
+        '<!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">' +
+        '<!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">' +
+        '<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]><lolz>&lol3;</lolz>',
+    ],
+    ['quadratic blowup', `<!DOCTYPE a [<!ENTITY x "${'x'.repeat(10_000)}">]><a>${'&x;'.repeat(1000)}</a>`],
+    [
+      'a DOCTYPE after the declaration and whitespace',
+      '<?xml version="1.0" encoding="utf-8"?>\n\n<!DOCTYPE a>\n<a/>',
+    ],
+    [
+      'a DOCTYPE in a SOAP envelope',
+      '<!DOCTYPE s:Envelope [<!ENTITY e "1">]><s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body>&e;</s:Body></s:Envelope>',
+    ],
+    ['a malformed DOCTYPE', '<!DOCTYPE a [<!ENTITY'],
+  ];
+  for (const [name, xml] of cases) {
+    test(`refuses ${name} as DTD_NOT_ALLOWED`, () => {
+      assertScoopError(() => parseXml(xml), 'DTD_NOT_ALLOWED');
+    });
+  }
+
+  test('containsDoctype looks for the case-sensitive keyword', () => {
+    assert.equal(containsDoctype('<!DOCTYPE a><a/>'), true);
+    assert.equal(containsDoctype('<!doctype a><a/>'), false);
+    assert.equal(containsDoctype('<a>DOCTYPE</a>'), false);
+  });
+});
+
+describe('parseXml: limits (XML_LIMIT_EXCEEDED)', () => {
+  test('the default limits', () => {
+    assert.deepEqual(DEFAULT_XML_LIMITS, {
+      maxDepth: 32,
+      maxElements: 10_000,
+      maxAttributes: 64,
+      maxNameLength: 256,
+      maxTextLength: 1_048_576,
+    });
+  });
+
+  test('depth: exactly maxDepth levels pass, one more is refused', () => {
+    const l = limits({ maxDepth: 5 });
+    assert.equal(parseXml(nested(5), l).root.local, 'e');
+    const error = assertScoopError(() => parseXml(nested(6), l), 'XML_LIMIT_EXCEEDED');
+    assert.match(error.message, /nesting depth/);
+  });
+
+  test('depth: the default refuses 33 levels', () => {
+    parseXml(nested(32));
+    assertScoopError(() => parseXml(nested(33)), 'XML_LIMIT_EXCEEDED');
+  });
+
+  test('depth: an unclosed deep document is refused for depth before it is seen to be truncated', () => {
+    assertScoopError(() => parseXml('<e>'.repeat(100_000)), 'XML_LIMIT_EXCEEDED');
+  });
+
+  test('element count: exactly maxElements pass, one more is refused (siblings count)', () => {
+    const l = limits({ maxElements: 4 });
+    assert.equal(parseXml('<r><a/><a/><a/></r>', l).root.children.length, 3);
+    const error = assertScoopError(() => parseXml('<r><a/><a/><a/><a/></r>', l), 'XML_LIMIT_EXCEEDED');
+    assert.match(error.message, /number of elements/);
+  });
+
+  test('element count: the default refuses 10 001 elements', () => {
+    parseXml(`<r>${'<a/>'.repeat(9_999)}</r>`);
+    assertScoopError(() => parseXml(`<r>${'<a/>'.repeat(10_000)}</r>`), 'XML_LIMIT_EXCEEDED');
+  });
+
+  test('attribute count: exactly maxAttributes pass, one more is refused', () => {
+    const l = limits({ maxAttributes: 3 });
+    assert.equal(parseXml('<a x="1" y="2" z="3"/>', l).root.attributes.length, 3);
+    const error = assertScoopError(() => parseXml('<a x="1" y="2" z="3" w="4"/>', l), 'XML_LIMIT_EXCEEDED');
+    assert.match(error.message, /number of attributes/);
+  });
+
+  test('attribute count: namespace declarations count, and the count is per element', () => {
+    const l = limits({ maxAttributes: 2 });
+    assertScoopError(() => parseXml('<a xmlns="urn:a" xmlns:p="urn:p" x="1"/>', l), 'XML_LIMIT_EXCEEDED');
+    const { root } = parseXml('<a x="1" y="2"><b x="1" y="2"/><c x="1" y="2"/></a>', l);
+    assert.equal(root.children.length, 2);
+  });
+
+  test('name length: an element name of maxNameLength passes, one longer is refused', () => {
+    const l = limits({ maxNameLength: 10 });
+    parseXml(`<${'a'.repeat(10)}/>`, l);
+    const error = assertScoopError(() => parseXml(`<${'a'.repeat(11)}/>`, l), 'XML_LIMIT_EXCEEDED');
+    assert.match(error.message, /name length/);
+  });
+
+  test('name length: counts the prefix of a qualified element name', () => {
+    const l = limits({ maxNameLength: 10 });
+    assertScoopError(() => parseXml(`<pp:${'a'.repeat(8)} xmlns:pp="urn:p"/>`, l), 'XML_LIMIT_EXCEEDED');
+  });
+
+  test('name length: an attribute name longer than the limit is refused', () => {
+    const l = limits({ maxNameLength: 10 });
+    parseXml(`<a ${'b'.repeat(10)}="1"/>`, l);
+    assertScoopError(() => parseXml(`<a ${'b'.repeat(11)}="1"/>`, l), 'XML_LIMIT_EXCEEDED');
+  });
+
+  test('name length: a long end tag of a refused start tag is never reached', () => {
+    const l = limits({ maxNameLength: 256 });
+    const name = 'n'.repeat(10_000);
+    assertScoopError(() => parseXml(`<${name}></${name}>`, l), 'XML_LIMIT_EXCEEDED');
+  });
+
+  test('text length: text of maxTextLength passes, one character more is refused', () => {
+    const l = limits({ maxTextLength: 8 });
+    assert.equal(parseXml(`<a>${'x'.repeat(8)}</a>`, l).root.text, 'xxxxxxxx');
+    const error = assertScoopError(() => parseXml(`<a>${'x'.repeat(9)}</a>`, l), 'XML_LIMIT_EXCEEDED');
+    assert.match(error.message, /text length/);
+  });
+
+  test('text length: text split by CDATA, comments and children adds up', () => {
+    const l = limits({ maxTextLength: 8 });
+    assertScoopError(() => parseXml('<a>xxx<![CDATA[xxx]]><!-- -->xxx</a>', l), 'XML_LIMIT_EXCEEDED');
+    assertScoopError(() => parseXml('<a>xxxxx<b/>xxxx</a>', l), 'XML_LIMIT_EXCEEDED');
+    assert.equal(parseXml('<a>xxxx<b>xxxxxxxx</b>xxxx</a>', l).root.text, 'xxxxxxxx', 'per element');
+  });
+
+  test('text length: a long attribute value is refused', () => {
+    const l = limits({ maxTextLength: 8 });
+    parseXml(`<a v="${'x'.repeat(8)}"/>`, l);
+    assertScoopError(() => parseXml(`<a v="${'x'.repeat(9)}"/>`, l), 'XML_LIMIT_EXCEEDED');
+  });
+});
