@@ -19,7 +19,8 @@ Options (each also an environment variable):
   --namespace NS    SCOOP_NAMESPACE   XML namespace (default http://scoop.example.org/api)
   --public-url URL  SCOOP_PUBLIC_URL  public base URL, for WSDL addresses
   --seed BUNDLE                       import BUNDLE first if the store has never been imported into
-                    SCOOP_HTTP_AUTH   on (default) or off: whether HTTP GET/POST need a token`;
+                    SCOOP_HTTP_AUTH   on (default) or off: whether HTTP GET/POST need a token
+                    SCOOP_TRUST_PROXY on or off (default): use X-Forwarded-Proto/-Host in URLs`;
 
 export async function serveCommand(args: string[]): Promise<number> {
   const parsed = parseCommand(
@@ -64,6 +65,8 @@ export async function serveCommand(args: string[]): Promise<number> {
     {
       store,
       namespace: settings.namespace,
+      publicUrl: settings.publicUrl,
+      trustProxy: settings.trustProxy,
       httpAuth: settings.httpAuth,
       maxBodyBytes: settings.maxBodyBytes,
       maxListItems: settings.maxListItems,

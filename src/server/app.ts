@@ -36,11 +36,16 @@ import type { ContentStore } from '../store/content-store.ts';
 import type { XmlLimits } from '../xml/reader.ts';
 import type { BodyPart } from '../xml/writer.ts';
 import { readBody } from './body.ts';
+import { createDescribeRoutes, type Document } from './describe-routes.ts';
 import { sendParts } from './send.ts';
 
 export interface AppOptions {
   readonly store: ContentStore;
   readonly namespace: string;
+  /** Public base URL for WSDL addresses; else the request's own scheme and host. */
+  readonly publicUrl?: string | undefined;
+  /** Honour X-Forwarded-Proto/-Host when building URLs (behind a trusted proxy only). */
+  readonly trustProxy?: boolean;
   /** Whether HTTP GET/POST calls of `scoop.asmx` operations need a token. */
   readonly httpAuth: boolean;
   readonly maxBodyBytes: number;
@@ -97,6 +102,27 @@ export function createApp(options: AppOptions) {
   const authenticator = new Authenticator(options.store);
   const context = { store: options.store, now: options.now ?? Date.now, options: options.service };
   const { logger, namespace } = options;
+  const describe = createDescribeRoutes({
+    namespace,
+    publicUrl: options.publicUrl,
+    trustProxy: options.trustProxy ?? false,
+  });
+
+  /** GET/HEAD outside the operation paths: help pages, WSDL, DISCO, the index. */
+  async function sendDocument(req: IncomingMessage, res: ServerResponse, doc: Document): Promise<void> {
+    await sendParts(
+      res,
+      200,
+      {
+        'content-type': doc.contentType,
+        'cache-control': 'no-cache',
+        'x-content-type-options': 'nosniff',
+        ...doc.headers,
+      },
+      [Buffer.from(doc.body, 'utf8')],
+      req.method !== 'HEAD',
+    );
+  }
 
   async function decodeSoap(
     req: IncomingMessage,
@@ -195,8 +221,17 @@ export function createApp(options: AppOptions) {
     const soap = { guess: '1.1' as SoapVersion };
     let binding: 'soap' | 'http' = target.kind === 'soap' ? 'soap' : 'http';
     let call: Call | undefined;
+    const isRead = req.method === 'GET' || req.method === 'HEAD';
     try {
-      if (target.kind === 'none') throw new ScoopError('NOT_FOUND', 'There is nothing at this path.');
+      if (target.kind === 'none') {
+        const doc = isRead ? describe.forPath(path) : undefined;
+        if (!doc) throw new ScoopError('NOT_FOUND', 'There is nothing at this path.');
+        return await sendDocument(req, res, doc);
+      }
+      if (target.kind === 'soap' && isRead) {
+        binding = 'http';
+        return await sendDocument(req, res, describe.forEndpoint(req, target.endpoint, query));
+      }
       if (target.kind === 'soap') {
         if (req.method !== 'POST') {
           binding = 'http';

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HtmlValidate } from 'html-validate';
+import { ENDPOINTS, OPERATIONS } from '../contract/operations.ts';
+import { endpointPage, indexPage, operationPage } from './help-pages.ts';
+import { escapeHtml, html } from './html.ts';
+
+const NS = 'http://scoop.example.org/api';
+const validator = new HtmlValidate({ extends: ['html-validate:recommended'] });
+
+async function assertValid(name: string, page: string): Promise<void> {
+  const report = await validator.validateString(page);
+  const messages = report.results.flatMap((r) =>
+    r.messages.map((m) => `${m.line}:${m.column} ${m.ruleId}: ${m.message}`),
+  );
+  assert.deepEqual(messages, [], `${name} is not valid HTML`);
+}
+
+test('the index, endpoint and operation pages are valid HTML', async () => {
+  await assertValid('index', indexPage());
+  for (const endpoint of ENDPOINTS) await assertValid(endpoint.path, endpointPage(endpoint));
+  for (const op of OPERATIONS) await assertValid(op.name, operationPage(op, NS));
+});
+
+test('every operation page has samples for the four bindings and a test form posting to the operation', () => {
+  for (const op of OPERATIONS) {
+    const page = operationPage(op, NS);
+    for (const title of ['SOAP 1.1', 'SOAP 1.2', 'HTTP GET', 'HTTP POST'])
+      assert.ok(page.includes(`<h3>${title}</h3>`));
+    assert.ok(page.includes(`action="${op.endpoint.path}/${op.name}"`));
+    assert.equal(page.includes('name="token"'), op.endpoint.requiresToken, `${op.name} token field`);
+    for (const p of op.params) assert.ok(page.includes(`name="${p.name}"`));
+  }
+});
+
+test('a namespace with markup in it is escaped, never inserted raw', () => {
+  const page = operationPage(OPERATIONS[0]!, 'urn:x"><script>alert(1)</script>');
+  assert.ok(!page.includes('<script>alert(1)'));
+  assert.ok(page.includes('&lt;script&gt;alert(1)'));
+});
+
+test('escapeHtml and the html template escape all five special characters', () => {
+  assert.equal(escapeHtml(`<a href="x">'&'</a>`), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+  assert.equal(html`<p>${'<b>'}</p>`.text, '<p>&lt;b&gt;</p>');
+});

@@ -1,0 +1,103 @@
+/**
+ * What GET serves besides the HTTP GET binding: the index page, each endpoint's help
+ * page, operation pages, WSDL (`?wsdl`, any letter case) and DISCO, and the help pages'
+ * own stylesheet and script. Everything is generated from the contract at start-up.
+ */
+import type { IncomingMessage } from 'node:http';
+import { ScoopError } from '../contract/errors.ts';
+import { ENDPOINTS, type Endpoint, findOperation } from '../contract/operations.ts';
+import { HELP_CSS, HELP_JS } from '../describe/assets.ts';
+import { generateDisco } from '../describe/disco.ts';
+import { endpointPage, indexPage, operationPage } from '../describe/help-pages.ts';
+import { ASSET_PREFIX, HELP_CSP } from '../describe/html.ts';
+import { ADDRESS_PLACEHOLDER, generateWsdl } from '../describe/wsdl.ts';
+import { parseForm } from '../protocol/http-request.ts';
+import { escapeAttribute } from '../xml/escape.ts';
+
+export interface DescribeOptions {
+  readonly namespace: string;
+  /** Public base URL (`SCOOP_PUBLIC_URL`), without a trailing slash. */
+  readonly publicUrl: string | undefined;
+  /** Honour X-Forwarded-Proto / X-Forwarded-Host (`SCOOP_TRUST_PROXY`). */
+  readonly trustProxy: boolean;
+}
+
+export interface Document {
+  readonly contentType: string;
+  readonly body: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+const HTML = 'text/html; charset=utf-8';
+const XML = 'text/xml; charset=utf-8';
+/** RFC 3986 §3.2.2 host and optional port; anything else in Host is not trusted into a URL. */
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;
+
+function first(value: string | string[] | undefined): string | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v?.split(',')[0]?.trim();
+}
+
+export function baseUrl(req: IncomingMessage, options: DescribeOptions): string {
+  if (options.publicUrl) return options.publicUrl;
+  const forwardedProto = options.trustProxy
+    ? first(req.headers['x-forwarded-proto'])?.toLowerCase()
+    : undefined;
+  const forwardedHost = options.trustProxy ? first(req.headers['x-forwarded-host']) : undefined;
+  const scheme = forwardedProto === 'https' || forwardedProto === 'http' ? forwardedProto : 'http';
+  const candidate = forwardedHost ?? req.headers.host;
+  const local = req.socket.localAddress?.includes(':')
+    ? `[${req.socket.localAddress}]`
+    : req.socket.localAddress;
+  const host =
+    candidate && HOST.test(candidate) ? candidate : `${local ?? 'localhost'}:${req.socket.localPort}`;
+  return `${scheme}://${host}`;
+}
+
+function html(body: string): Document {
+  return { contentType: HTML, body, headers: { 'content-security-policy': HELP_CSP } };
+}
+
+export function createDescribeRoutes(options: DescribeOptions) {
+  const wsdl = new Map<Endpoint, string>(ENDPOINTS.map((e) => [e, generateWsdl(e, options.namespace)]));
+  const endpointPages = new Map<Endpoint, string>(ENDPOINTS.map((e) => [e, endpointPage(e)]));
+  const index = indexPage();
+  const assets = new Map<string, Document>([
+    [`${ASSET_PREFIX}help.css`, { contentType: 'text/css; charset=utf-8', body: HELP_CSS }],
+    [`${ASSET_PREFIX}help.js`, { contentType: 'text/javascript; charset=utf-8', body: HELP_JS }],
+  ]);
+
+  return {
+    /** The page, asset or description for a GET outside the operation paths, if any. */
+    forPath(path: string): Document | undefined {
+      if (path === '/') return html(index);
+      return assets.get(path);
+    },
+
+    forEndpoint(req: IncomingMessage, endpoint: Endpoint, query: string): Document {
+      const pairs = parseForm(query);
+      const keys = new Set(pairs.map((p) => p.name.toLowerCase()));
+      const url = `${baseUrl(req, options)}${endpoint.path}`;
+      if (keys.has('wsdl')) {
+        return {
+          contentType: XML,
+          body: wsdl.get(endpoint)!.replaceAll(ADDRESS_PLACEHOLDER, escapeAttribute(url)),
+        };
+      }
+      if (keys.has('disco'))
+        return { contentType: XML, body: generateDisco(endpoint, options.namespace, url) };
+      const op = pairs.find((p) => p.name.toLowerCase() === 'op')?.value;
+      if (op !== undefined) {
+        const operation = findOperation(endpoint, op);
+        if (!operation) {
+          throw new ScoopError(
+            'UNKNOWN_OPERATION',
+            `The operation ${op.slice(0, 100)} is not offered at ${endpoint.path}.`,
+          );
+        }
+        return html(operationPage(operation, options.namespace));
+      }
+      return html(endpointPages.get(endpoint)!);
+    },
+  };
+}
