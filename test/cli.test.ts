@@ -172,7 +172,7 @@ describe('scoop commands', { concurrency: true }, () => {
 
   test('an unknown command exits 2', async () => {
     const run = await scoop(['impotr', 'x']);
-    assert.equal(run.code, 2);
+    assert.equal(run.code, 2, run.stderr);
     assert.match(run.stderr, /unknown command "impotr"/);
     assert.equal(run.stdout, '');
   });

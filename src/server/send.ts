@@ -1,12 +1,23 @@
 /** Writes body parts to the response with backpressure, base64-encoding binaries as they stream. */
-import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { base64Chunks } from '../xml/binary.ts';
 import { type BodyPart, bodyLength } from '../xml/writer.ts';
 
+/** Resolves when the response can take more data, or when the client has gone away. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 async function write(res: ServerResponse, chunk: Buffer): Promise<void> {
-  // A client that goes away never drains; 'close' ends the wait instead.
-  if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  if (!res.write(chunk)) await drained(res);
 }
 
 export async function sendParts(
