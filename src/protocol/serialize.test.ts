@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { assertWellFormed } from '../../test/support/assertions.ts';
+import { assertWellFormed, renderParts } from '../../test/support/assertions.ts';
 import { OPERATIONS, type Operation, resultTypeName } from '../contract/operations.ts';
 import type {
   Anhang,
@@ -11,7 +11,7 @@ import type {
   Kontakt,
   Newsletter,
 } from '../contract/records.ts';
-import { type BinarySource, base64Chunks } from '../xml/binary.ts';
+import type { BinarySource } from '../xml/binary.ts';
 import { childElements, parseXml, type XmlElement } from '../xml/reader.ts';
 import { type BodyPart, bodyLength } from '../xml/writer.ts';
 import { envelopeStart, SOAP11_ENVELOPE_NS, SOAP12_ENVELOPE_NS, type SoapVersion } from './namespaces.ts';
@@ -33,18 +33,9 @@ function base64(text: string): Uint8Array {
   return new Uint8Array(Buffer.from(text, 'base64'));
 }
 
-async function render(parts: readonly BodyPart[]): Promise<Buffer> {
-  const out: Buffer[] = [];
-  for (const part of parts) {
-    if (Buffer.isBuffer(part)) out.push(part);
-    else for await (const chunk of base64Chunks(part.base64Of)) out.push(chunk);
-  }
-  return Buffer.concat(out);
-}
-
 /** Renders, checks bodyLength against the real bytes, and returns the text. */
 async function rendered(parts: readonly BodyPart[]): Promise<string> {
-  const bytes = await render(parts);
+  const bytes = await renderParts(parts);
   assert.equal(bodyLength(parts), bytes.length, 'bodyLength equals the rendered byte length');
   return bytes.toString('utf8');
 }
@@ -594,7 +585,7 @@ describe('compileOperationWriter: large binaries', () => {
     const { source } = bigSource();
     const parts = compileOperationWriter(op('getBild'), NS).soap('1.1', { bild: { ...bild, data: source } });
     assert.equal(parts.filter((p) => !Buffer.isBuffer(p)).length, 1);
-    assert.equal(bodyLength(parts), (await render(parts)).length);
+    assert.equal(bodyLength(parts), (await renderParts(parts)).length);
   });
 
   test('bytes already in memory are written inline: one buffer, no deferred part', () => {

@@ -6,7 +6,14 @@ import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { bundleJson, generation, importFolder, pattern, scratch } from '../../test/support/bundles.ts';
+import {
+  assertRefused,
+  bundleJson,
+  generation,
+  importFolder,
+  pattern,
+  scratch,
+} from '../../test/support/bundles.ts';
 import { databaseFileHash, dumpDatabase } from '../../test/support/sqlite.ts';
 import { emailKey } from './bundle/bundle.ts';
 import { readBundle } from './bundle/read-bundle.ts';
@@ -56,15 +63,7 @@ async function refusedImport(
   where: string,
   detail?: RegExp,
 ): Promise<void> {
-  await assert.rejects(importFolder(store, folder), (error: unknown) => {
-    assert.ok(error instanceof BundleError, `expected a BundleError, got ${String(error)}`);
-    assert.ok(
-      error.message.startsWith(`${where}: `),
-      `${JSON.stringify(error.message)} should start with ${JSON.stringify(`${where}: `)}`,
-    );
-    if (detail) assert.match(error.message, detail);
-    return true;
-  });
+  await assertRefused(importFolder(store, folder), where, detail);
 }
 
 function counts(summary: ImportSummary): Partial<Record<RecordKind, KindSummary>> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { assertWellFormed } from '../../test/support/assertions.ts';
-import { type BinarySource, base64Chunks } from './binary.ts';
+import { assertWellFormed, renderParts } from '../../test/support/assertions.ts';
+import type { BinarySource } from './binary.ts';
 import { type BodyPart, bodyLength, XmlWriter } from './writer.ts';
 
 function bytesSource(bytes: Uint8Array, chunkSize = 4096): BinarySource {
@@ -11,16 +11,6 @@ function bytesSource(bytes: Uint8Array, chunkSize = 4096): BinarySource {
       for (let i = 0; i < bytes.byteLength; i += chunkSize) yield bytes.subarray(i, i + chunkSize);
     },
   };
-}
-
-/** Renders parts exactly as the server sends them (src/server/send.ts). */
-async function render(parts: readonly BodyPart[]): Promise<Buffer> {
-  const out: Buffer[] = [];
-  for (const part of parts) {
-    if (Buffer.isBuffer(part)) out.push(part);
-    else for await (const chunk of base64Chunks(part.base64Of)) out.push(chunk);
-  }
-  return Buffer.concat(out);
 }
 
 /** The text of a writer whose output is markup only (no deferred parts). */
@@ -207,7 +197,7 @@ describe('XmlWriter.binary', () => {
     w.binary('y', 0, b);
     const parts = w.finish();
     assert.equal(parts.filter((p) => !Buffer.isBuffer(p)).length, 2);
-    assert.equal((await render(parts)).toString('utf8'), '<x>AQI=</x><y>Aw==</y>');
+    assert.equal((await renderParts(parts)).toString('utf8'), '<x>AQI=</x><y>Aw==</y>');
   });
 });
 
@@ -236,7 +226,7 @@ describe('bodyLength', () => {
       w.leaf('after', 1, 'ü');
       w.raw('\n</r>');
       const parts = w.finish();
-      const rendered = await render(parts);
+      const rendered = await renderParts(parts);
       assert.equal(bodyLength(parts), rendered.length);
       const base64 = Buffer.from(bytes).toString('base64');
       assert.equal(
@@ -251,7 +241,7 @@ describe('bodyLength', () => {
     w.binary('data', 0, Uint8Array.of(1, 2, 3, 4, 5));
     w.leaf('t', 0, '€');
     const parts = w.finish();
-    assert.equal(bodyLength(parts), (await render(parts)).length);
+    assert.equal(bodyLength(parts), (await renderParts(parts)).length);
     assert.equal(bodyLength(parts), '<data>AQIDBAU=</data><t></t>'.length + 3);
   });
 });

@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { SaxesParser } from 'saxes';
 import { type ErrorCode, ScoopError } from '../../src/contract/errors.ts';
+import { base64Chunks } from '../../src/xml/binary.ts';
+import type { BodyPart } from '../../src/xml/writer.ts';
 
 /** Runs `fn` and asserts it throws a ScoopError with `code`; returns the error for further checks. */
 export function assertScoopError(fn: () => unknown, code: ErrorCode): ScoopError {
@@ -45,4 +47,14 @@ export function assertWellFormed(xml: string): void {
   });
   parser.write(xml).close();
   assert.deepEqual(errors, [], `not well-formed:\n${xml}`);
+}
+
+/** Renders body parts exactly as the server sends them (src/server/send.ts). */
+export async function renderParts(parts: readonly BodyPart[]): Promise<Buffer> {
+  const out: Buffer[] = [];
+  for (const part of parts) {
+    if (Buffer.isBuffer(part)) out.push(part);
+    else for await (const chunk of base64Chunks(part.base64Of)) out.push(chunk);
+  }
+  return Buffer.concat(out);
 }

@@ -3,12 +3,14 @@
  * folder under the system temp directory. `scratch()` registers an `after` hook that
  * removes the folder, so a test file leaves nothing behind.
  */
+import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after } from 'node:test';
 import { BUNDLE_FORMAT } from '../../src/store/bundle/bundle.ts';
 import { readBundle } from '../../src/store/bundle/read-bundle.ts';
+import { BundleError } from '../../src/store/bundle/validate.ts';
 import type { ContentStore } from '../../src/store/content-store.ts';
 import { type ImportOptions, type ImportSummary, importBundle } from '../../src/store/import.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
@@ -161,4 +163,17 @@ export function generation(gen: number, extra: Readonly<Record<string, unknown>>
       'files/rathaus.bin': pattern(1000, gen),
     } as Files,
   };
+}
+
+/** Asserts `work` is refused with a BundleError whose message starts with `where: `. */
+export async function assertRefused(work: Promise<unknown>, where: string, detail?: RegExp): Promise<void> {
+  await assert.rejects(work, (error: unknown) => {
+    assert.ok(error instanceof BundleError, `expected a BundleError, got ${String(error)}`);
+    assert.ok(
+      error.message.startsWith(`${where}: `),
+      `${JSON.stringify(error.message)} should start with ${JSON.stringify(`${where}: `)}`,
+    );
+    if (detail) assert.match(error.message, detail);
+    return true;
+  });
 }

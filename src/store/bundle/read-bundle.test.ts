@@ -7,10 +7,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { bundleJson, type Files, scratch } from '../../../test/support/bundles.ts';
+import { assertRefused, bundleJson, type Files, scratch } from '../../../test/support/bundles.ts';
 import type { Bundle, BundleRecord } from './bundle.ts';
 import { readBundle } from './read-bundle.ts';
-import { BundleError } from './validate.ts';
 
 const s = scratch();
 
@@ -21,15 +20,7 @@ function read(entries: Record<string, unknown>, files?: Files): Promise<Bundle> 
 
 /** Asserts the folder is refused with a message that starts with `where: `. */
 async function refusedFolder(folder: string, where: string, detail?: RegExp): Promise<void> {
-  await assert.rejects(readBundle(folder), (error: unknown) => {
-    assert.ok(error instanceof BundleError, `expected a BundleError, got ${String(error)}`);
-    assert.ok(
-      error.message.startsWith(`${where}: `),
-      `${JSON.stringify(error.message)} should start with ${JSON.stringify(`${where}: `)}`,
-    );
-    if (detail) assert.match(error.message, detail);
-    return true;
-  });
+  await assertRefused(readBundle(folder), where, detail);
 }
 
 function refused(entries: Record<string, unknown>, where: string, detail?: RegExp, files?: Files) {
