@@ -16,7 +16,7 @@ import { parseHead, type RawResponse, sendRaw } from './support/raw-http.ts';
 const WIRE = path.resolve('test/wire');
 const UPDATE = process.env.WIRE_UPDATE === '1';
 /** Headers recorded for our own cases when updating. */
-const RECORDED = ['content-type', 'cache-control', 'www-authenticate', 'allow', 'connection'];
+const RECORDED = ['content-type', 'cache-control', 'etag', 'www-authenticate', 'allow', 'connection'];
 
 let fixture: Fixture;
 before(async () => {

@@ -67,6 +67,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       namespace: settings.namespace,
       publicUrl: settings.publicUrl,
       trustProxy: settings.trustProxy,
+      httpMaxAge: settings.httpMaxAge,
       httpAuth: settings.httpAuth,
       maxBodyBytes: settings.maxBodyBytes,
       maxListItems: settings.maxListItems,

@@ -37,6 +37,7 @@ import type { XmlLimits } from '../xml/reader.ts';
 import type { BodyPart } from '../xml/writer.ts';
 import { readBody } from './body.ts';
 import { createDescribeRoutes, type Document } from './describe-routes.ts';
+import { entityTag, noneMatch } from './etag.ts';
 import { sendParts } from './send.ts';
 
 export interface AppOptions {
@@ -46,6 +47,8 @@ export interface AppOptions {
   readonly publicUrl?: string | undefined;
   /** Honour X-Forwarded-Proto/-Host when building URLs (behind a trusted proxy only). */
   readonly trustProxy?: boolean;
+  /** `max-age` of HTTP GET answers of public operations. */
+  readonly httpMaxAge?: number;
   /** Whether HTTP GET/POST calls of `scoop.asmx` operations need a token. */
   readonly httpAuth: boolean;
   readonly maxBodyBytes: number;
@@ -102,6 +105,7 @@ export function createApp(options: AppOptions) {
   const authenticator = new Authenticator(options.store);
   const context = { store: options.store, now: options.now ?? Date.now, options: options.service };
   const { logger, namespace } = options;
+  const httpMaxAge = options.httpMaxAge ?? 60;
   const describe = createDescribeRoutes({
     namespace,
     publicUrl: options.publicUrl,
@@ -246,13 +250,26 @@ export function createApp(options: AppOptions) {
       }
       const parts = await invoke(call);
       const contentType = call.soapVersion ? SOAP_CONTENT_TYPE[call.soapVersion] : XML_CONTENT_TYPE;
-      await sendParts(
-        res,
-        200,
-        { 'content-type': contentType, 'cache-control': CACHE_CONTROL, 'x-content-type-options': 'nosniff' },
-        parts,
-        req.method !== 'HEAD',
-      );
+      const headers: Record<string, string> = {
+        'content-type': contentType,
+        'cache-control': CACHE_CONTROL,
+        'x-content-type-options': 'nosniff',
+      };
+      if (call.binding === 'httpget') {
+        // GET answers of public operations may be cached by proxies and CDNs, and revalidated by ETag.
+        if (!call.operation.endpoint.requiresToken)
+          headers['cache-control'] = `public, max-age=${httpMaxAge}`;
+        const tag = entityTag(parts);
+        if (tag) {
+          headers.etag = tag;
+          if (noneMatch(single(req.headers['if-none-match']), tag)) {
+            delete headers['content-type'];
+            res.writeHead(304, headers).end();
+            return;
+          }
+        }
+      }
+      await sendParts(res, 200, headers, parts, req.method !== 'HEAD');
     } catch (caught) {
       const error = isScoopError(caught) ? caught : new ScoopError('INTERNAL', 'An internal error occurred.');
       if (!isScoopError(caught)) logger.error({ err: caught, url: path }, 'request failed');

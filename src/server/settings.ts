@@ -11,6 +11,7 @@ export interface ServeSettings {
   readonly namespace: string;
   readonly publicUrl: string | undefined;
   readonly trustProxy: boolean;
+  readonly httpMaxAge: number;
   readonly httpAuth: boolean;
   readonly maxBodyBytes: number;
   readonly maxListItems: number;
@@ -73,6 +74,7 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
     namespace,
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     trustProxy: onOff(env.SCOOP_TRUST_PROXY, false, 'SCOOP_TRUST_PROXY'),
+    httpMaxAge: integer(env.SCOOP_HTTP_MAX_AGE, 60, 'SCOOP_HTTP_MAX_AGE', 0, 31_536_000),
     httpAuth: onOff(env.SCOOP_HTTP_AUTH, true, 'SCOOP_HTTP_AUTH'),
     maxBodyBytes: integer(env.SCOOP_MAX_BODY_BYTES, 4 * 1024 * 1024, 'SCOOP_MAX_BODY_BYTES', 1024, 1 << 30),
     maxListItems: integer(env.SCOOP_MAX_LIST_ITEMS, 16, 'SCOOP_MAX_LIST_ITEMS', 1, 10_000),

@@ -26,6 +26,8 @@ export interface StoredRecord {
 
 export interface StoredBlob {
   readonly id: number;
+  /** SHA-256 of the content (hex): blobs are content-addressed. */
+  readonly sha256: string;
   readonly size: number;
   /** The whole content when it fits one chunk; otherwise read through `source`. */
   readonly bytes?: Uint8Array;

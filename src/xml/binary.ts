@@ -5,6 +5,8 @@
 
 export interface BinarySource {
   readonly size: number;
+  /** Identifies the content (e.g. its SHA-256), for ETags without reading it. */
+  readonly contentId?: string;
   chunks(): AsyncIterable<Uint8Array>;
 }
 

@@ -26,6 +26,7 @@ interface RecordRow {
   blob_id: number | null;
   size: number | null;
   chunk_count: number | null;
+  sha256: string | null;
 }
 
 const CHUNK_BYTES = 256 * 1024;
@@ -67,6 +68,7 @@ class SqliteBlobSource implements BinarySource {
     private readonly blobId: number,
     readonly size: number,
     private readonly chunkCount: number,
+    readonly contentId: string,
   ) {}
 
   async *chunks(): AsyncGenerator<Uint8Array> {
@@ -89,7 +91,7 @@ export class SqliteStore implements ContentStore {
     this.db = openConnection(file);
     migrate(this.db);
     const db = this.db;
-    const select = `SELECT r.id, r.doc, r.blob_id, b.size, b.chunk_count FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id`;
+    const select = `SELECT r.id, r.doc, r.blob_id, b.size, b.chunk_count, b.sha256 FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id`;
     this.statements = {
       get: db.prepare<[string, string], RecordRow>(`${select} WHERE r.kind = ? AND r.id = ?`),
       all: db.prepare<[string], RecordRow>(`${select} WHERE r.kind = ? ORDER BY CAST(r.id AS INTEGER), r.id`),
@@ -112,11 +114,17 @@ export class SqliteStore implements ContentStore {
 
   private toRecord(row: RecordRow): StoredRecord {
     if (row.blob_id === null) return { doc: row.doc };
-    const source = new SqliteBlobSource(this.statements.chunk, row.blob_id, row.size!, row.chunk_count!);
+    const sha256 = row.sha256!;
+    const source = new SqliteBlobSource(
+      this.statements.chunk,
+      row.blob_id,
+      row.size!,
+      row.chunk_count!,
+      sha256,
+    );
+    const base = { id: row.blob_id, sha256, size: row.size!, source };
     const blob: StoredBlob =
-      row.chunk_count === 1
-        ? { id: row.blob_id, size: row.size!, bytes: this.statements.chunk.get(row.blob_id, 0)!.data, source }
-        : { id: row.blob_id, size: row.size!, source };
+      row.chunk_count === 1 ? { ...base, bytes: this.statements.chunk.get(row.blob_id, 0)!.data } : base;
     return { doc: row.doc, blob };
   }
 

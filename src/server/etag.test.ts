@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { entityTag, noneMatch } from './etag.ts';
+
+const source = (contentId?: string) => ({
+  size: 10,
+  ...(contentId ? { contentId } : {}),
+  async *chunks() {
+    yield new Uint8Array(10);
+  },
+});
+
+test('the tag follows the bytes and the binary content', () => {
+  const a = entityTag([Buffer.from('<a>1</a>')]);
+  assert.match(a!, /^"[A-Za-z0-9_-]{32}"$/);
+  assert.equal(entityTag([Buffer.from('<a>1</a>')]), a);
+  assert.notEqual(entityTag([Buffer.from('<a>2</a>')]), a);
+  const withBlob = entityTag([Buffer.from('<d>'), { base64Of: source('sha-1') }, Buffer.from('</d>')]);
+  assert.notEqual(
+    entityTag([Buffer.from('<d>'), { base64Of: source('sha-2') }, Buffer.from('</d>')]),
+    withBlob,
+  );
+});
+
+test('a binary without a content id gives no tag', () => {
+  assert.equal(entityTag([{ base64Of: source() }]), undefined);
+});
+
+test('If-None-Match: lists, weak tags and * (RFC 9110 §13.1.2)', () => {
+  assert.equal(noneMatch(undefined, '"x"'), false);
+  assert.equal(noneMatch('"x"', '"x"'), true);
+  assert.equal(noneMatch('"a", W/"x"', '"x"'), true);
+  assert.equal(noneMatch('"a", "b"', '"x"'), false);
+  assert.equal(noneMatch(' * ', '"x"'), true);
+});
