@@ -104,6 +104,11 @@ export const ERRORS = {
     summary: 'The Content-Type is not the one this binding accepts.',
   },
   BAD_REQUEST: { status: 400, side: 'client', summary: 'The HTTP request itself is malformed.' },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    side: 'client',
+    summary: 'The request head has too many header fields or is too large.',
+  },
   INTERNAL: {
     status: 500,
     side: 'server',

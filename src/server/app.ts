@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { Authenticator } from '../auth/authenticator.ts';
-import { isScoopError, ScoopError } from '../contract/errors.ts';
+import { type ErrorCode, isScoopError, ScoopError } from '../contract/errors.ts';
 import {
   type Endpoint,
   findEndpoint,
@@ -38,7 +38,9 @@ import type { BodyPart } from '../xml/writer.ts';
 import { readBody } from './body.ts';
 import { createDescribeRoutes, type Document } from './describe-routes.ts';
 import { entityTag, noneMatch } from './etag.ts';
+import { checkRequestHeaders } from './request-headers.ts';
 import { sendParts } from './send.ts';
+import { DEFAULT_SERVER_LIMITS } from './settings.ts';
 
 export interface AppOptions {
   readonly store: ContentStore;
@@ -49,6 +51,8 @@ export interface AppOptions {
   readonly trustProxy?: boolean;
   /** `max-age` of HTTP GET answers of public operations. */
   readonly httpMaxAge?: number;
+  /** Most header fields a request may have. */
+  readonly maxHeaders?: number;
   /** Whether HTTP GET/POST calls of `scoop.asmx` operations need a token. */
   readonly httpAuth: boolean;
   readonly maxBodyBytes: number;
@@ -62,6 +66,12 @@ export interface AppOptions {
 /** The original's header for answers of an invoked web method (reference/README.md §1). */
 const CACHE_CONTROL = 'private, max-age=0';
 const XML_CONTENT_TYPE = 'text/xml; charset=utf-8';
+/** Refusals made before a SOAP request exists, answered as HTTP even on a SOAP endpoint. */
+const HTTP_LEVEL: ReadonlySet<ErrorCode> = new Set([
+  'UNSUPPORTED_MEDIA_TYPE',
+  'HEADERS_TOO_LARGE',
+  'BAD_REQUEST',
+]);
 
 interface Call {
   readonly binding: BindingName;
@@ -227,6 +237,7 @@ export function createApp(options: AppOptions) {
     let call: Call | undefined;
     const isRead = req.method === 'GET' || req.method === 'HEAD';
     try {
+      checkRequestHeaders(req, options.maxHeaders ?? DEFAULT_SERVER_LIMITS.maxHeaders);
       if (target.kind === 'none') {
         const doc = isRead ? describe.forPath(path) : undefined;
         if (!doc) throw new ScoopError('NOT_FOUND', 'There is nothing at this path.');
@@ -278,7 +289,7 @@ export function createApp(options: AppOptions) {
         return;
       }
       const rendered =
-        binding === 'soap' && error.code !== 'UNSUPPORTED_MEDIA_TYPE'
+        binding === 'soap' && !HTTP_LEVEL.has(error.code)
           ? renderSoapFault(error, call?.soapVersion ?? soap.guess, namespace)
           : renderHttpError(error, namespace);
       const headers: Record<string, string> = {

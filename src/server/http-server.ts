@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { ScoopError } from '../contract/errors.ts';
 import { renderHttpError } from '../protocol/faults.ts';
 import { type AppOptions, createApp } from './app.ts';
+import { DEFAULT_SERVER_LIMITS, type ServerLimits } from './settings.ts';
 
 export interface RunningServer {
   readonly server: Server;
@@ -11,15 +12,20 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(options: AppOptions, host: string, port: number): Promise<RunningServer> {
-  const handle = createApp(options);
+export async function startServer(
+  options: AppOptions,
+  host: string,
+  port: number,
+  limits: ServerLimits = DEFAULT_SERVER_LIMITS,
+): Promise<RunningServer> {
+  const handle = createApp({ ...options, maxHeaders: limits.maxHeaders });
   const server = createServer(
     {
       // Slow clients cannot hold a connection open forever (slowloris).
-      headersTimeout: 10_000,
-      requestTimeout: 30_000,
-      keepAliveTimeout: 5_000,
-      maxHeaderSize: 16 * 1024,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      maxHeaderSize: limits.maxHeaderBytes,
     },
     (req, res) => {
       handle(req, res).catch((error: unknown) => {
@@ -28,7 +34,9 @@ export async function startServer(options: AppOptions, host: string, port: numbe
       });
     },
   );
-  server.maxHeadersCount = 64;
+  // One more than allowed, so the app sees (and refuses) a request over the limit.
+  server.maxHeadersCount = limits.maxHeaders + 1;
+  server.maxConnections = limits.maxConnections;
   // Requests node's HTTP parser refuses (RFC 9112 framing errors, both Content-Length and
   // Transfer-Encoding, oversized headers) get the catalogue's small XML body, not a bare 400.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
@@ -37,13 +45,10 @@ export async function startServer(options: AppOptions, host: string, port: numbe
       return;
     }
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const rendered = renderHttpError(
-      new ScoopError(
-        'BAD_REQUEST',
-        tooLarge ? 'The request headers are too large.' : 'The HTTP request is malformed.',
-      ),
-      options.namespace,
-    );
+    const refusal = tooLarge
+      ? new ScoopError('HEADERS_TOO_LARGE', 'The request head is too large.')
+      : new ScoopError('BAD_REQUEST', 'The HTTP request is malformed.');
+    const rendered = renderHttpError(refusal, options.namespace);
     const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
     socket.end(
       `HTTP/1.1 ${status}\r\ncontent-type: ${rendered.contentType}\r\ncontent-length: ${rendered.body.length}\r\nconnection: close\r\n\r\n${rendered.body.toString('utf8')}`,

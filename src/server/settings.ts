@@ -17,8 +17,30 @@ export interface ServeSettings {
   readonly maxListItems: number;
   readonly maxImageDimension: number;
   readonly xmlLimits: XmlLimits;
+  readonly server: ServerLimits;
   readonly logLevel: string;
 }
+
+/** Transport limits of the HTTP server (node:http), each configurable. */
+export interface ServerLimits {
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly maxHeaderBytes: number;
+  readonly maxHeaders: number;
+  readonly maxConnections: number;
+  readonly shutdownTimeoutMs: number;
+}
+
+export const DEFAULT_SERVER_LIMITS: ServerLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxHeaderBytes: 16 * 1024,
+  maxHeaders: 64,
+  maxConnections: 4096,
+  shutdownTimeoutMs: 10_000,
+};
 
 export const DEFAULT_DB = './data/scoop.db';
 export const DEFAULT_NAMESPACE = 'http://scoop.example.org/api';
@@ -79,7 +101,63 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
     maxBodyBytes: integer(env.SCOOP_MAX_BODY_BYTES, 4 * 1024 * 1024, 'SCOOP_MAX_BODY_BYTES', 1024, 1 << 30),
     maxListItems: integer(env.SCOOP_MAX_LIST_ITEMS, 16, 'SCOOP_MAX_LIST_ITEMS', 1, 10_000),
     maxImageDimension: integer(env.SCOOP_MAX_IMAGE_DIMENSION, 4096, 'SCOOP_MAX_IMAGE_DIMENSION', 1, 65_535),
-    xmlLimits: DEFAULT_XML_LIMITS,
+    xmlLimits: xmlLimits(env),
+    server: serverLimits(env),
     logLevel: env.SCOOP_LOG_LEVEL ?? 'info',
+  };
+}
+
+function xmlLimits(env: Env): XmlLimits {
+  const d = DEFAULT_XML_LIMITS;
+  return {
+    maxDepth: integer(env.SCOOP_XML_MAX_DEPTH, d.maxDepth, 'SCOOP_XML_MAX_DEPTH', 4, 1000),
+    maxElements: integer(env.SCOOP_XML_MAX_ELEMENTS, d.maxElements, 'SCOOP_XML_MAX_ELEMENTS', 16, 10_000_000),
+    maxAttributes: integer(
+      env.SCOOP_XML_MAX_ATTRIBUTES,
+      d.maxAttributes,
+      'SCOOP_XML_MAX_ATTRIBUTES',
+      4,
+      10_000,
+    ),
+    maxNameLength: integer(
+      env.SCOOP_XML_MAX_NAME_LENGTH,
+      d.maxNameLength,
+      'SCOOP_XML_MAX_NAME_LENGTH',
+      16,
+      65_536,
+    ),
+    maxTextLength: integer(
+      env.SCOOP_XML_MAX_TEXT_LENGTH,
+      d.maxTextLength,
+      'SCOOP_XML_MAX_TEXT_LENGTH',
+      64,
+      1 << 30,
+    ),
+  };
+}
+
+function serverLimits(env: Env): ServerLimits {
+  const d = DEFAULT_SERVER_LIMITS;
+  const ms = (name: string, fallback: number) => integer(env[name], fallback, name, 100, 3_600_000);
+  return {
+    headersTimeoutMs: ms('SCOOP_HEADERS_TIMEOUT_MS', d.headersTimeoutMs),
+    requestTimeoutMs: ms('SCOOP_REQUEST_TIMEOUT_MS', d.requestTimeoutMs),
+    keepAliveTimeoutMs: ms('SCOOP_KEEP_ALIVE_TIMEOUT_MS', d.keepAliveTimeoutMs),
+    maxHeaderBytes: integer(
+      env.SCOOP_MAX_HEADER_BYTES,
+      d.maxHeaderBytes,
+      'SCOOP_MAX_HEADER_BYTES',
+      1024,
+      1 << 20,
+    ),
+    maxHeaders: integer(env.SCOOP_MAX_HEADERS, d.maxHeaders, 'SCOOP_MAX_HEADERS', 8, 1000),
+    maxConnections: integer(
+      env.SCOOP_MAX_CONNECTIONS,
+      d.maxConnections,
+      'SCOOP_MAX_CONNECTIONS',
+      1,
+      1_000_000,
+    ),
+    shutdownTimeoutMs: ms('SCOOP_SHUTDOWN_TIMEOUT_MS', d.shutdownTimeoutMs),
   };
 }
