@@ -1,8 +1,7 @@
 import { databaseSetting } from '../server/settings.ts';
-import { readBundle } from '../store/bundle/read-bundle.ts';
 import { BundleError } from '../store/bundle/validate.ts';
 import { RECORD_KINDS } from '../store/content-store.ts';
-import { type ImportProgress, type ImportSummary, importBundle } from '../store/import.ts';
+import { type ImportProgress, type ImportSummary, importFolder } from '../store/import.ts';
 import { openStore } from '../store/open-store.ts';
 import { DB_OPTION, parseCommand, UsageError } from './usage.ts';
 
@@ -44,11 +43,10 @@ export function formatSummary(summary: ImportSummary): string {
 }
 
 export async function runImport(folder: string, db: string, interactive: boolean): Promise<ImportSummary> {
-  const bundle = await readBundle(folder);
   const store = await openStore(db);
   try {
     const onProgress = interactive ? progressPrinter(process.stderr) : undefined;
-    const summary = await importBundle(store, bundle, onProgress ? { onProgress } : {});
+    const summary = await importFolder(store, folder, onProgress ? { onProgress } : {});
     if (interactive) process.stderr.write('\n');
     return summary;
   } finally {

@@ -1,9 +1,8 @@
 import pino from 'pino';
 import { startServer } from '../server/http-server.ts';
 import { SettingsError, serveSettings } from '../server/settings.ts';
-import { readBundle } from '../store/bundle/read-bundle.ts';
 import { BundleError } from '../store/bundle/validate.ts';
-import { importBundle } from '../store/import.ts';
+import { importFolder } from '../store/import.ts';
 import { openStore } from '../store/open-store.ts';
 import { formatSummary } from './import-command.ts';
 import { parseCommand, UsageError } from './usage.ts';
@@ -50,7 +49,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const seed = parsed.values.seed;
   if (typeof seed === 'string' && (await store.contentVersion()) === 0) {
     try {
-      const summary = await importBundle(store, await readBundle(seed));
+      const summary = await importFolder(store, seed);
       process.stderr.write(`Imported ${seed} into ${settings.db}:\n${formatSummary(summary)}\n`);
     } catch (error) {
       if (error instanceof BundleError) {
@@ -77,6 +76,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     },
     settings.host,
     settings.port,
+    settings.server,
   );
   logger.info({ url: running.url, db: settings.db }, `scoop listening on ${running.url}`);
   await new Promise<void>((resolve) => {

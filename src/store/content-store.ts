@@ -42,11 +42,25 @@ export interface Snapshot {
   all(kind: RecordKind): Array<{ id: string; record: StoredRecord }>;
 }
 
+/**
+ * A committed import, recorded in its own transaction for operators. A refused import
+ * leaves the store exactly as it was, so it leaves no record here: its exit code and
+ * message are the record.
+ */
+export interface ImportRun {
+  readonly outcome: 'imported';
+  readonly finishedAt: string;
+  readonly contentVersion: number | null;
+  readonly detail: string | null;
+}
+
 export interface ContentStore extends TokenStore {
   /** Runs `read` against one consistent state of the store. */
   read<T>(read: (snapshot: Snapshot) => T): Promise<T>;
   /** Increases with every successful import. */
   contentVersion(): Promise<number>;
+  /** How many imports were committed, and the last one. */
+  importRuns(): Promise<{ committed: number; last: ImportRun | undefined }>;
   /** Runs an import in one write transaction: all of it is committed, or none. */
   importTransaction<T>(work: (tx: ImportTransaction) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -68,4 +82,6 @@ export interface ImportTransaction {
    */
   collectBlobs(now: number, deleteBefore: number): Promise<number>;
   bumpContentVersion(): Promise<number>;
+  /** Records this import as committed, inside its own transaction. */
+  recordImportRun(run: ImportRun): Promise<void>;
 }

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { Bundle, BundleFile } from './bundle/bundle.ts';
+import { readBundle } from './bundle/read-bundle.ts';
 import { ARTIKEL_REFERENCES, BundleError } from './bundle/validate.ts';
 import { type ContentStore, type ImportTransaction, RECORD_KINDS, type RecordKind } from './content-store.ts';
 
@@ -177,6 +178,21 @@ export async function importBundle(
     const t = now();
     await tx.collectBlobs(t, t - (options.blobGraceMs ?? 3_600_000));
     const contentVersion = await tx.bumpContentVersion();
+    await tx.recordImportRun({
+      outcome: 'imported',
+      finishedAt: new Date(now()).toISOString(),
+      contentVersion,
+      detail: null,
+    });
     return { contentVersion, kinds, blobsStored, bytesStored };
   });
+}
+
+/** Reads, validates and imports a bundle folder (see importBundle). */
+export async function importFolder(
+  store: ContentStore,
+  folder: string,
+  options: ImportOptions = {},
+): Promise<ImportSummary> {
+  return importBundle(store, await readBundle(folder), options);
 }

@@ -32,4 +32,13 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     revoked_at TEXT
   ) WITHOUT ROWID;
   `,
+  `
+  CREATE TABLE import_runs (
+    id INTEGER PRIMARY KEY,
+    finished_at TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    content_version INTEGER,
+    detail TEXT
+  );
+  `,
 ];

@@ -10,6 +10,7 @@ import type { TokenInfo } from '../../auth/tokens.ts';
 import type { BinarySource } from '../../xml/binary.ts';
 import type {
   ContentStore,
+  ImportRun,
   ImportTransaction,
   RecordKind,
   Snapshot,
@@ -30,6 +31,25 @@ interface RecordRow {
 }
 
 const CHUNK_BYTES = 256 * 1024;
+
+const INSERT_RUN =
+  'INSERT INTO import_runs (finished_at, outcome, content_version, detail) VALUES (?, ?, ?, ?)';
+
+interface RunRow {
+  outcome: string;
+  finished_at: string;
+  content_version: number | null;
+  detail: string | null;
+}
+
+function toRun(row: RunRow): ImportRun {
+  return {
+    outcome: 'imported',
+    finishedAt: row.finished_at,
+    contentVersion: row.content_version,
+    detail: row.detail,
+  };
+}
 
 function openConnection(file: string): Db {
   const db = new Database(file);
@@ -100,6 +120,10 @@ export class SqliteStore implements ContentStore {
       ),
       version: db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'content_version'"),
       addToken: db.prepare('INSERT INTO tokens (hash, label, created_at) VALUES (?, ?, ?)'),
+      runCount: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM import_runs'),
+      lastRun: db.prepare<[], RunRow>(
+        'SELECT outcome, finished_at, content_version, detail FROM import_runs ORDER BY id DESC LIMIT 1',
+      ),
       findToken: db.prepare<[Buffer], { hash: Buffer }>(
         'SELECT hash FROM tokens WHERE hash = ? AND revoked_at IS NULL',
       ),
@@ -170,6 +194,11 @@ export class SqliteStore implements ContentStore {
     }
   }
 
+  async importRuns() {
+    const last = this.statements.lastRun.get();
+    return { committed: this.statements.runCount.get()!.n, last: last ? toRun(last) : undefined };
+  }
+
   async addToken(hash: Buffer, label: string, createdAt: string): Promise<void> {
     this.statements.addToken.run(hash, label, createdAt);
   }
@@ -227,6 +256,7 @@ class SqliteImportTransaction implements ImportTransaction {
         'UPDATE blobs SET orphaned_at = ? WHERE orphaned_at IS NULL AND blob_id NOT IN (SELECT blob_id FROM records WHERE blob_id IS NOT NULL)',
       ),
       sweep: db.prepare('DELETE FROM blobs WHERE orphaned_at IS NOT NULL AND orphaned_at < ?'),
+      addRun: db.prepare(INSERT_RUN),
       bump: db.prepare<[], { value: string }>(
         "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'content_version' RETURNING value",
       ),
@@ -283,6 +313,10 @@ class SqliteImportTransaction implements ImportTransaction {
     this.s.adopt.run();
     this.s.orphan.run(now);
     return this.s.sweep.run(deleteBefore).changes;
+  }
+
+  async recordImportRun(run: ImportRun): Promise<void> {
+    this.s.addRun.run(run.finishedAt, run.outcome, run.contentVersion, run.detail);
   }
 
   async bumpContentVersion(): Promise<number> {
