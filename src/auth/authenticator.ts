@@ -30,7 +30,8 @@ export class Authenticator {
     if (now.getTime() - last >= TOUCH_INTERVAL_MS) {
       this.lastTouched.set(key, now.getTime());
       if (this.lastTouched.size > 10_000) this.lastTouched.clear();
-      await this.store.touchToken(hash, now.toISOString());
+      // Best effort: a busy store (an import holding the write lock) must not fail the request.
+      await this.store.touchToken(hash, now.toISOString()).catch(() => undefined);
     }
   }
 }

@@ -1,4 +1,7 @@
 import pino from 'pino';
+import { ImageService } from '../images/image-service.ts';
+import { createMetrics } from '../observe/metrics.ts';
+import { registerStoreMetrics, startAdminServer } from '../server/admin-server.ts';
 import { startServer } from '../server/http-server.ts';
 import { SettingsError, serveSettings } from '../server/settings.ts';
 import { BundleError } from '../store/bundle/validate.ts';
@@ -19,7 +22,10 @@ Options (each also an environment variable):
   --public-url URL  SCOOP_PUBLIC_URL  public base URL, for WSDL addresses
   --seed BUNDLE                       import BUNDLE first if the store has never been imported into
                     SCOOP_HTTP_AUTH   on (default) or off: whether HTTP GET/POST need a token
-                    SCOOP_TRUST_PROXY on or off (default): use X-Forwarded-Proto/-Host in URLs`;
+                    SCOOP_TRUST_PROXY on or off (default): use X-Forwarded-Proto/-Host in URLs
+                    SCOOP_ADMIN_HOST, SCOOP_ADMIN_PORT  admin listener (/metrics, /healthz, /readyz;
+                                      default 127.0.0.1:9090, SCOOP_ADMIN_PORT=off disables it)
+See the README for every setting.`;
 
 export async function serveCommand(args: string[]): Promise<number> {
   const parsed = parseCommand(
@@ -45,7 +51,9 @@ export async function serveCommand(args: string[]): Promise<number> {
     throw error;
   }
   const logger = pino({ level: settings.logLevel, base: undefined });
-  const store = await openStore(settings.db);
+  const metrics = createMetrics();
+  const store = await openStore(settings.db, { serving: true });
+  registerStoreMetrics(metrics, store);
   const seed = parsed.values.seed;
   if (typeof seed === 'string' && (await store.contentVersion()) === 0) {
     try {
@@ -60,6 +68,9 @@ export async function serveCommand(args: string[]): Promise<number> {
       throw error;
     }
   }
+  const images = await ImageService.open(settings.images, {
+    onError: (err: unknown) => logger.warn({ err }, 'variant cache file failed; answered without it'),
+  });
   const running = await startServer(
     {
       store,
@@ -72,20 +83,31 @@ export async function serveCommand(args: string[]): Promise<number> {
       maxListItems: settings.maxListItems,
       xmlLimits: settings.xmlLimits,
       service: { maxImageDimension: settings.maxImageDimension },
+      images,
       logger,
+      metrics,
+      ...(settings.rateLimit ? { rateLimit: settings.rateLimit } : {}),
     },
     settings.host,
     settings.port,
     settings.server,
   );
-  logger.info({ url: running.url, db: settings.db }, `scoop listening on ${running.url}`);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+  const admin =
+    settings.adminPort === undefined
+      ? undefined
+      : await startAdminServer(metrics, store, settings.adminHost, settings.adminPort);
+  logger.info(
+    { url: running.url, admin: admin?.url, db: settings.db },
+    `scoop listening on ${running.url}${admin ? `, admin on ${admin.url}` : ''}`,
+  );
+  const signal = await new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
   });
-  logger.info('shutting down');
+  logger.info({ signal }, 'shutting down: draining requests in flight');
   await running.close();
+  await admin?.close();
   await store.close();
+  logger.info('stopped');
   return 0;
 }

@@ -27,6 +27,22 @@ export const ERRORS = {
     summary: 'A single-valued parameter was given more than once.',
   },
   TOO_MANY_VALUES: { status: 400, side: 'client', summary: 'A list parameter has more items than allowed.' },
+  IMAGE_TOO_LARGE: {
+    status: 422,
+    side: 'client',
+    summary:
+      'The stored image has more pixels than SCOOP_MAX_IMAGE_PIXELS, so it is not resized (0×0 returns it).',
+  },
+  IMAGE_NOT_RESIZABLE: {
+    status: 422,
+    side: 'client',
+    summary: 'The stored image is not in a format getBild resizes, or cannot be decoded (0×0 returns it).',
+  },
+  BUSY: {
+    status: 503,
+    side: 'server',
+    summary: 'Every resize slot and queue place is taken; retry after the Retry-After seconds.',
+  },
   AUTH_FAILED: {
     status: 401,
     side: 'client',
@@ -114,6 +130,16 @@ export const ERRORS = {
     side: 'server',
     summary: 'An unexpected error on the server; the log has details.',
   },
+  UNAVAILABLE: {
+    status: 503,
+    side: 'server',
+    summary: 'The content store cannot be reached; retry after the Retry-After seconds.',
+  },
+  RATE_LIMITED: {
+    status: 429,
+    side: 'server',
+    summary: 'This client sent more requests than the configured rate allows; retry after Retry-After.',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -124,11 +150,19 @@ export class ScoopError extends Error {
   /** Extra SOAP data, e.g. the header QNames for a soap:MustUnderstand fault. */
   readonly notUnderstood: readonly { uri: string; local: string; prefix: string }[];
 
-  constructor(code: ErrorCode, message: string, notUnderstood: ScoopError['notUnderstood'] = []) {
+  /** Seconds after which a refusal for load or limits may be retried (Retry-After). */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    extra: { notUnderstood?: ScoopError['notUnderstood']; retryAfterSeconds?: number } = {},
+  ) {
     super(message);
     this.name = 'ScoopError';
     this.code = code;
-    this.notUnderstood = notUnderstood;
+    this.notUnderstood = extra.notUnderstood ?? [];
+    this.retryAfterSeconds = extra.retryAfterSeconds;
   }
 
   get spec(): ErrorSpec {

@@ -17,6 +17,12 @@ input { font: inherit; padding: .4rem; width: 100%; }
 button { font: inherit; padding: .5rem 1rem; justify-self: start; }
 .badge { display: inline-block; padding: 0 .5rem; border-radius: .5rem; background: #8882; font-size: .85rem; }
 .hint { font-weight: normal; font-size: .85rem; opacity: .8; }
+@media (max-width: 40rem) {
+  table, tbody, tr, td { display: block; }
+  thead { display: none; }
+  tr { padding: .35rem 0; border-bottom: 1px solid #8884; }
+  td { border: 0; padding: .1rem 0; }
+}
 `;
 
 export const HELP_JS = `'use strict';

@@ -18,7 +18,7 @@ export interface Metrics {
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'scoop_process_' });
+  collectDefaultMetrics({ register: registry, prefix: 'scoop_' });
   const bytes = [256, 1024, 4096, 16_384, 65_536, 262_144, 1_048_576, 4_194_304, 16_777_216, 268_435_456];
   return {
     registry,

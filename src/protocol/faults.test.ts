@@ -82,9 +82,9 @@ describe('renderSoapFault: SOAP 1.1', () => {
   });
 
   test('MustUnderstand: soap:MustUnderstand, no detail, no header', () => {
-    const error = new ScoopError('MUST_UNDERSTAND', 'SOAP header {urn:x}H was not understood.', [
-      { uri: 'urn:x', local: 'H', prefix: 'x' },
-    ]);
+    const error = new ScoopError('MUST_UNDERSTAND', 'SOAP header {urn:x}H was not understood.', {
+      notUnderstood: [{ uri: 'urn:x', local: 'H', prefix: 'x' }],
+    });
     const rendered = renderSoapFault(error, '1.1', NS);
     assert.equal(rendered.status, 500);
     assert.equal(
@@ -146,10 +146,12 @@ describe('renderSoapFault: SOAP 1.2', () => {
   });
 
   test('MustUnderstand: a NotUnderstood header block per header, and no Detail (part 1 §5.4.8)', () => {
-    const error = new ScoopError('MUST_UNDERSTAND', 'SOAP header {urn:unknown}Unknown was not understood.', [
-      { uri: 'urn:unknown', local: 'Unknown', prefix: 'foo' },
-      { uri: 'urn:b', local: 'Two', prefix: '' },
-    ]);
+    const error = new ScoopError('MUST_UNDERSTAND', 'SOAP header {urn:unknown}Unknown was not understood.', {
+      notUnderstood: [
+        { uri: 'urn:unknown', local: 'Unknown', prefix: 'foo' },
+        { uri: 'urn:b', local: 'Two', prefix: '' },
+      ],
+    });
     const rendered = renderSoapFault(error, '1.2', NS);
     assert.equal(rendered.contentType, 'application/soap+xml; charset=utf-8');
     assert.equal(
@@ -170,7 +172,7 @@ describe('renderSoapFault: SOAP 1.2', () => {
       { uri: 'urn:a&b"c', local: 'Two', prefix: 'p' },
       { uri: '', local: 'Unqualified', prefix: '' },
     ];
-    const rendered = renderSoapFault(new ScoopError('MUST_UNDERSTAND', 'm', notUnderstood), '1.2', NS);
+    const rendered = renderSoapFault(new ScoopError('MUST_UNDERSTAND', 'm', { notUnderstood }), '1.2', NS);
     const root = parse(rendered.body);
     const blocks = childElements(
       only(root, SOAP12_ENVELOPE_NS, 'Header'),
@@ -214,7 +216,7 @@ describe('renderSoapFault: every catalogue code', () => {
     test(`${code}: well-formed, status 500, the right fault code in both versions`, () => {
       const kind = expectedKind(code);
       const notUnderstood = code === 'MUST_UNDERSTAND' ? [{ uri: 'urn:x', local: 'H', prefix: 'x' }] : [];
-      const error = new ScoopError(code, `message for ${code}`, notUnderstood);
+      const error = new ScoopError(code, `message for ${code}`, { notUnderstood });
 
       const v11 = renderSoapFault(error, '1.1', NS);
       assert.equal(v11.status, 500);

@@ -98,7 +98,7 @@ function checkMustUnderstand(headers: XmlElement[], version: SoapVersion, namesp
     throw new ScoopError(
       'MUST_UNDERSTAND',
       `SOAP header ${first.uri ? `{${first.uri}}` : ''}${first.local} was not understood.`,
-      notUnderstood.map((h) => ({ uri: h.uri, local: h.local, prefix: h.prefix })),
+      { notUnderstood: notUnderstood.map((h) => ({ uri: h.uri, local: h.local, prefix: h.prefix })) },
     );
   }
 }

@@ -15,6 +15,9 @@ import {
   OPERATIONS,
   type Operation,
 } from '../contract/operations.ts';
+import { ImageService } from '../images/image-service.ts';
+import type { Metrics } from '../observe/metrics.ts';
+import { createObserver, type Observation } from '../observe/request-log.ts';
 import type { BindingName } from '../protocol/binding.ts';
 import { soapBinding } from '../protocol/binding.ts';
 import { coerceArguments, type RawParameters } from '../protocol/coerce.ts';
@@ -33,11 +36,13 @@ import { compileOperationWriter, type OperationWriter } from '../protocol/serial
 import { decodeSoapRequest, isSoapMediaType, versionByMediaType } from '../protocol/soap-request.ts';
 import { checkHandlers, HANDLERS, type ServiceOptions } from '../service/handlers.ts';
 import type { ContentStore } from '../store/content-store.ts';
+import { StoreUnavailableError } from '../store/content-store.ts';
 import type { XmlLimits } from '../xml/reader.ts';
 import type { BodyPart } from '../xml/writer.ts';
 import { readBody } from './body.ts';
 import { createDescribeRoutes, type Document } from './describe-routes.ts';
 import { entityTag, noneMatch } from './etag.ts';
+import { type RateLimit, RateLimiter } from './rate-limit.ts';
 import { checkRequestHeaders } from './request-headers.ts';
 import { sendParts } from './send.ts';
 import { DEFAULT_SERVER_LIMITS } from './settings.ts';
@@ -53,12 +58,17 @@ export interface AppOptions {
   readonly httpMaxAge?: number;
   /** Most header fields a request may have. */
   readonly maxHeaders?: number;
+  readonly metrics?: Metrics;
+  /** Per-client rate limit; off when absent. */
+  readonly rateLimit?: RateLimit;
   /** Whether HTTP GET/POST calls of `scoop.asmx` operations need a token. */
   readonly httpAuth: boolean;
   readonly maxBodyBytes: number;
   readonly maxListItems: number;
   readonly xmlLimits: XmlLimits;
   readonly service: ServiceOptions;
+  /** getBild's resizing; without it every resize is made anew (no variant cache). */
+  readonly images?: ImageService;
   readonly logger: Logger;
   readonly now?: () => number;
 }
@@ -113,7 +123,12 @@ export function createApp(options: AppOptions) {
     OPERATIONS.map((op) => [op, compileOperationWriter(op, options.namespace)]),
   );
   const authenticator = new Authenticator(options.store);
-  const context = { store: options.store, now: options.now ?? Date.now, options: options.service };
+  const context = {
+    store: options.store,
+    now: options.now ?? Date.now,
+    options: options.service,
+    images: options.images ?? ImageService.uncached(),
+  };
   const { logger, namespace } = options;
   const httpMaxAge = options.httpMaxAge ?? 60;
   const describe = createDescribeRoutes({
@@ -121,6 +136,16 @@ export function createApp(options: AppOptions) {
     publicUrl: options.publicUrl,
     trustProxy: options.trustProxy ?? false,
   });
+
+  const observer = createObserver(logger, options.metrics);
+  const rateLimiter = options.rateLimit ? new RateLimiter(options.rateLimit, options.metrics) : undefined;
+  let draining = false;
+
+  async function readCountedBody(req: IncomingMessage, observation: Observation): Promise<Buffer> {
+    const body = await readBody(req, options.maxBodyBytes);
+    observation.bytesIn = body.length;
+    return body;
+  }
 
   /** GET/HEAD outside the operation paths: help pages, WSDL, DISCO, the index. */
   async function sendDocument(req: IncomingMessage, res: ServerResponse, doc: Document): Promise<void> {
@@ -142,6 +167,7 @@ export function createApp(options: AppOptions) {
     req: IncomingMessage,
     endpoint: Endpoint,
     version: { guess: SoapVersion },
+    observation: Observation,
   ): Promise<Call> {
     const mediaType = parseMediaType(req.headers['content-type']);
     if (!isSoapMediaType(mediaType)) {
@@ -151,7 +177,7 @@ export function createApp(options: AppOptions) {
       );
     }
     version.guess = versionByMediaType(mediaType);
-    const body = await readBody(req, options.maxBodyBytes);
+    const body = await readCountedBody(req, observation);
     const decoded = decodeSoapRequest({
       endpoint,
       namespace,
@@ -176,6 +202,7 @@ export function createApp(options: AppOptions) {
     endpoint: Endpoint,
     operationName: string,
     query: string,
+    observation: Observation,
   ): Promise<Call> {
     const method = req.method ?? 'GET';
     const isGet = method === 'GET' || method === 'HEAD';
@@ -202,7 +229,7 @@ export function createApp(options: AppOptions) {
     }
     const pairs = isGet
       ? queryPairs
-      : readFormBody(await readBody(req, options.maxBodyBytes), parseMediaType(req.headers['content-type']));
+      : readFormBody(await readCountedBody(req, observation), parseMediaType(req.headers['content-type']));
     const fromHeader = bearerToken(single(req.headers.authorization));
     const fromForm = isGet ? undefined : formToken(pairs);
     if (fromHeader !== undefined && fromForm !== undefined) {
@@ -228,9 +255,23 @@ export function createApp(options: AppOptions) {
     return call.soapVersion ? writer.soap(call.soapVersion, result) : writer.http(result);
   }
 
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = process.hrtime.bigint();
+  function toScoopError(caught: unknown, observation: Observation, path: string): ScoopError {
+    if (isScoopError(caught)) return caught;
+    if (caught instanceof StoreUnavailableError) {
+      logger.warn({ reqId: observation.id, err: caught.message }, 'store unavailable');
+      return new ScoopError('UNAVAILABLE', 'The service cannot reach its content store; retry shortly.', {
+        retryAfterSeconds: 1,
+      });
+    }
+    logger.error({ reqId: observation.id, err: caught, path }, 'request failed');
+    return new ScoopError('INTERNAL', 'An internal error occurred.');
+  }
+
+  const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { path, query } = splitUrl(req.url ?? '/');
+    const observation = observer.start(req, res, path);
+    // While draining for shutdown, every answer closes its connection.
+    if (draining) res.setHeader('connection', 'close');
     const target = route(path);
     const soap = { guess: '1.1' as SoapVersion };
     let binding: 'soap' | 'http' = target.kind === 'soap' ? 'soap' : 'http';
@@ -252,13 +293,16 @@ export function createApp(options: AppOptions) {
           binding = 'http';
           throw new ScoopError(
             'METHOD_NOT_ALLOWED',
-            `SOAP requests are sent with POST to ${target.endpoint.path}.`,
+            `${target.endpoint.path} takes SOAP requests by POST, and GET for its help page and WSDL.`,
           );
         }
-        call = await decodeSoap(req, target.endpoint, soap);
+        call = await decodeSoap(req, target.endpoint, soap, observation);
       } else {
-        call = await decodeHttp(req, target.endpoint, target.operationName, query);
+        call = await decodeHttp(req, target.endpoint, target.operationName, query, observation);
       }
+      observation.operation = call.operation.name;
+      observation.binding = call.binding;
+      rateLimiter?.check(call.token, req.socket.remoteAddress);
       const parts = await invoke(call);
       const contentType = call.soapVersion ? SOAP_CONTENT_TYPE[call.soapVersion] : XML_CONTENT_TYPE;
       const headers: Record<string, string> = {
@@ -282,8 +326,8 @@ export function createApp(options: AppOptions) {
       }
       await sendParts(res, 200, headers, parts, req.method !== 'HEAD');
     } catch (caught) {
-      const error = isScoopError(caught) ? caught : new ScoopError('INTERNAL', 'An internal error occurred.');
-      if (!isScoopError(caught)) logger.error({ err: caught, url: path }, 'request failed');
+      const error = toScoopError(caught, observation, path);
+      observation.outcome = error.code;
       if (res.headersSent) {
         res.destroy();
         return;
@@ -298,20 +342,19 @@ export function createApp(options: AppOptions) {
         'x-content-type-options': 'nosniff',
         ...rendered.headers,
       };
-      if (error.code === 'METHOD_NOT_ALLOWED')
-        headers.allow = target.kind === 'soap' ? 'POST' : 'GET, HEAD, POST';
+      if (error.code === 'METHOD_NOT_ALLOWED') headers.allow = 'GET, HEAD, POST';
+      // RFC 9110 §10.2.3: tell a client that was refused for load or limits when to retry.
+      if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
       // The rest of an oversized body is never read, so this connection cannot be reused.
       if (error.code === 'BODY_TOO_LARGE') headers.connection = 'close';
       await sendParts(res, rendered.status, headers, [rendered.body], req.method !== 'HEAD');
-    } finally {
-      logger.debug(
-        {
-          op: call?.operation.name,
-          binding: call?.binding,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
-        },
-        'request',
-      );
     }
   };
+
+  return Object.assign(handle, {
+    /** From now on every answer closes its connection (graceful shutdown). */
+    drain() {
+      draining = true;
+    },
+  });
 }

@@ -1,20 +1,57 @@
 /** Reads a request body under a size cap, without holding more than the cap. */
 import type { IncomingMessage } from 'node:http';
-import { ScoopError } from '../contract/errors.ts';
+import type { Socket } from 'node:net';
+import { isScoopError, ScoopError } from '../contract/errors.ts';
+
+/** How long, and for how many more bytes, a refused upload is drained before the connection is cut. */
+const LINGER_MS = 2_000;
+const LINGER_BYTES = 1024 * 1024;
+
+/**
+ * RFC 9112 §9.6: closing a connection while the client is still sending makes the TCP
+ * stack answer with a reset, which can destroy the 413 before the client has read it.
+ * So the connection of a refused upload is closed in stages: node ends it with
+ * `destroySoon()` once the answer is written (its `Connection: close`); here that becomes
+ * a half-close, then reading and discarding until the client closes its side, LINGER_MS
+ * pass or LINGER_BYTES more arrive — never the rest of an endless body.
+ */
+function closeInStages(socket: Socket): void {
+  socket.destroySoon = function lingeringClose(this: Socket): void {
+    if (this.writable) this.end();
+    let drained = 0;
+    const cut = () => this.destroy();
+    const timer = setTimeout(cut, LINGER_MS);
+    this.on('data', (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > LINGER_BYTES) cut();
+    });
+    this.once('end', cut);
+    this.once('close', () => clearTimeout(timer));
+  };
+}
+
+function tooLarge(req: IncomingMessage, maxBytes: number): ScoopError {
+  closeInStages(req.socket);
+  return new ScoopError('BODY_TOO_LARGE', `The request body exceeds the limit of ${maxBytes} bytes.`);
+}
 
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > maxBytes) {
-    throw new ScoopError('BODY_TOO_LARGE', `The request body exceeds the limit of ${maxBytes} bytes.`);
-  }
+  if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge(req, maxBytes);
   const chunks: Buffer[] = [];
   let total = 0;
-  for await (const chunk of req) {
-    total += (chunk as Buffer).length;
-    if (total > maxBytes) {
-      throw new ScoopError('BODY_TOO_LARGE', `The request body exceeds the limit of ${maxBytes} bytes.`);
+  try {
+    for await (const chunk of req) {
+      total += (chunk as Buffer).length;
+      // A chunked body has no declared length (RFC 9112 §7.1): it is cut off at the cap.
+      if (total > maxBytes) throw tooLarge(req, maxBytes);
+      chunks.push(chunk as Buffer);
     }
-    chunks.push(chunk as Buffer);
+  } catch (error) {
+    if (isScoopError(error)) throw error;
+    // The body ended early (the client went away, or node's parser refused its chunk
+    // framing, RFC 9112 §7.1): the client's failure, not ours, so no INTERNAL and no stack in the log.
+    throw new ScoopError('BAD_REQUEST', 'The request body was cut off or is malformed.');
   }
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
 }

@@ -1,6 +1,13 @@
 /** The node:http adapter: a server with bounded timeouts around the app's handler. */
-import { createServer, type Server } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ScoopError } from '../contract/errors.ts';
 import { renderHttpError } from '../protocol/faults.ts';
 import { type AppOptions, createApp } from './app.ts';
@@ -9,7 +16,32 @@ import { DEFAULT_SERVER_LIMITS, type ServerLimits } from './settings.ts';
 export interface RunningServer {
   readonly server: Server;
   readonly url: string;
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, lets requests in flight finish (each answer then closes
+   * its connection), and after `timeoutMs` cuts whatever is still open.
+   */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+/** Writes a catalogue refusal straight to a socket the app never sees, and closes it. */
+function refuseOnSocket(
+  socket: Duplex,
+  error: ScoopError,
+  namespace: string,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  const rendered = renderHttpError(error, namespace);
+  const fields = {
+    'content-type': rendered.contentType,
+    'content-length': String(rendered.body.length),
+    ...headers,
+    connection: 'close',
+  };
+  const head = Object.entries(fields)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  const status = `${rendered.status} ${STATUS_CODES[rendered.status] ?? ''}`;
+  socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${status}\r\n${head}\r\n`, 'latin1'), rendered.body]));
 }
 
 export async function startServer(
@@ -19,6 +51,12 @@ export async function startServer(
   limits: ServerLimits = DEFAULT_SERVER_LIMITS,
 ): Promise<RunningServer> {
   const handle = createApp({ ...options, maxHeaders: limits.maxHeaders });
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res).catch((error: unknown) => {
+      options.logger.error({ err: error }, 'unhandled request failure');
+      res.destroy();
+    });
+  };
   const server = createServer(
     {
       // Slow clients cannot hold a connection open forever (slowloris).
@@ -26,33 +64,39 @@ export async function startServer(
       requestTimeout: limits.requestTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       maxHeaderSize: limits.maxHeaderBytes,
+      // request-headers.ts makes the RFC 9112 §3.2 Host check, answering with the catalogue body.
+      requireHostHeader: false,
     },
-    (req, res) => {
-      handle(req, res).catch((error: unknown) => {
-        options.logger.error({ err: error }, 'unhandled request failure');
-        res.destroy();
-      });
-    },
+    onRequest,
   );
+  // An Expect other than 100-continue: node would answer a bare 417; the app refuses it
+  // (request-headers.ts) with the catalogue's body instead.
+  server.on('checkExpectation', onRequest);
+  // CONNECT (RFC 9110 §9.3.6) asks for a tunnel, which an origin server does not offer; without
+  // a listener node drops the connection without an answer.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    const refusal = new ScoopError('METHOD_NOT_ALLOWED', 'The method CONNECT is not allowed here.');
+    refuseOnSocket(socket, refusal, options.namespace, { allow: 'GET, HEAD, POST' });
+  });
   // One more than allowed, so the app sees (and refuses) a request over the limit.
   server.maxHeadersCount = limits.maxHeaders + 1;
   server.maxConnections = limits.maxConnections;
   // Requests node's HTTP parser refuses (RFC 9112 framing errors, both Content-Length and
   // Transfer-Encoding, oversized headers) get the catalogue's small XML body, not a bare 400.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) {
+  // A framing error in a body (a bad chunk size, RFC 9112 §7.1; an unknown transfer coding)
+  // comes while the app already holds the request: as node's own default does, the refusal is
+  // still written unless a response has begun.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+    if (!socket.writable || inFlight?.headersSent) {
       socket.destroy();
       return;
     }
-    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const refusal = tooLarge
-      ? new ScoopError('HEADERS_TOO_LARGE', 'The request head is too large.')
-      : new ScoopError('BAD_REQUEST', 'The HTTP request is malformed.');
-    const rendered = renderHttpError(refusal, options.namespace);
-    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    socket.end(
-      `HTTP/1.1 ${status}\r\ncontent-type: ${rendered.contentType}\r\ncontent-length: ${rendered.body.length}\r\nconnection: close\r\n\r\n${rendered.body.toString('utf8')}`,
-    );
+    const refusal =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? new ScoopError('HEADERS_TOO_LARGE', 'The request head is too large.')
+        : new ScoopError('BAD_REQUEST', 'The HTTP request is malformed.');
+    refuseOnSocket(socket, refusal, options.namespace);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -66,9 +110,14 @@ export async function startServer(
   return {
     server,
     url: `http://${shownHost}:${address.port}`,
-    close: () =>
+    close: (timeoutMs = limits.shutdownTimeoutMs) =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        handle.drain();
+        const cut = setTimeout(() => server.closeAllConnections(), timeoutMs);
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
         server.closeIdleConnections();
       }),
   };

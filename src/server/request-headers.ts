@@ -16,6 +16,58 @@ const SINGLETONS = new Set([
   'x-request-id',
 ]);
 
+/** RFC 9112 §3.2 / RFC 3986 §3.2.2: uri-host [ ":" port ], the host an IP-literal or a reg-name. */
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]*)(?::[0-9]*)?$/;
+
+function malformed(message: string): ScoopError {
+  return new ScoopError('BAD_REQUEST', message);
+}
+
+/**
+ * RFC 9112 §3: a request line is `method SP request-target SP HTTP-version`. node's parser
+ * also takes a line without a version as HTTP/0.9 (and then reads header fields after it),
+ * and `HTTP/2.0` in HTTP/1 framing; both would let a proxy and us disagree on the request.
+ */
+function checkVersion(req: IncomingMessage): void {
+  if (req.httpVersionMajor !== 1) throw malformed('Only HTTP/1.0 and HTTP/1.1 requests are accepted.');
+}
+
+/**
+ * RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request without a Host header
+ * field or with an invalid one (node's own answer to a missing Host has no body, so the
+ * server turns that check off and it is made here).
+ */
+function checkHost(req: IncomingMessage): void {
+  const host = req.headers.host;
+  const requiresHost = req.httpVersionMajor > 1 || (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1);
+  if (host === undefined) {
+    if (requiresHost) throw malformed('An HTTP/1.1 request needs a Host header.');
+    return;
+  }
+  if (!HOST.test(host)) throw malformed('The Host header is not a valid host.');
+}
+
+/**
+ * Framing node's parser accepts but we must not: RFC 9112 §6.1 says an HTTP/1.0 message
+ * with Transfer-Encoding has faulty framing, and chunked is the only transfer coding we
+ * implement — `gzip, chunked` would otherwise be read as if it were not compressed.
+ */
+function checkFraming(req: IncomingMessage): void {
+  const codings = req.headers['transfer-encoding'];
+  if (codings === undefined) return;
+  if (req.httpVersionMajor === 1 && req.httpVersionMinor === 0)
+    throw malformed('An HTTP/1.0 request must not use Transfer-Encoding.');
+  if (codings.trim().toLowerCase() !== 'chunked')
+    throw malformed('The only transfer coding accepted is chunked.');
+}
+
+/** RFC 9110 §10.1.1: 100-continue is the only expectation defined; others cannot be met. */
+function checkExpectation(req: IncomingMessage): void {
+  const expect = req.headers.expect;
+  if (expect !== undefined && expect.trim().toLowerCase() !== '100-continue')
+    throw malformed('The Expect header holds an expectation this server cannot meet.');
+}
+
 export function checkRequestHeaders(req: IncomingMessage, maxHeaders: number): void {
   const raw = req.rawHeaders;
   // node's maxHeadersCount is set one above the limit, so a request over it is visible here.
@@ -30,4 +82,8 @@ export function checkRequestHeaders(req: IncomingMessage, maxHeaders: number): v
       throw new ScoopError('DUPLICATE_HEADER', `The ${raw[i]} header was sent more than once.`);
     seen.add(name);
   }
+  checkVersion(req);
+  checkHost(req);
+  checkFraming(req);
+  checkExpectation(req);
 }

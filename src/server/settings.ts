@@ -2,7 +2,11 @@
  * Settings of the `serve` command: flags win over environment variables, which win
  * over the defaults. Every setting is documented in the README's configuration table.
  */
+import path from 'node:path';
+import { parseColour } from '../images/colour.ts';
+import { DEFAULT_IMAGE_SETTINGS, type ImageSettings } from '../images/image-service.ts';
 import { DEFAULT_XML_LIMITS, type XmlLimits } from '../xml/reader.ts';
+import type { RateLimit } from './rate-limit.ts';
 
 export interface ServeSettings {
   readonly host: string;
@@ -18,7 +22,13 @@ export interface ServeSettings {
   readonly maxImageDimension: number;
   readonly xmlLimits: XmlLimits;
   readonly server: ServerLimits;
+  /** getBild resizing: queue, pixel limit, variant cache, padding colour. */
+  readonly images: ImageSettings;
   readonly logLevel: string;
+  readonly adminHost: string;
+  /** undefined: no admin listener. */
+  readonly adminPort: number | undefined;
+  readonly rateLimit: RateLimit | undefined;
 }
 
 /** Transport limits of the HTTP server (node:http), each configurable. */
@@ -103,6 +113,13 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
     maxImageDimension: integer(env.SCOOP_MAX_IMAGE_DIMENSION, 4096, 'SCOOP_MAX_IMAGE_DIMENSION', 1, 65_535),
     xmlLimits: xmlLimits(env),
     server: serverLimits(env),
+    images: imageSettings(env, databaseSetting(flags, env)),
+    adminHost: env.SCOOP_ADMIN_HOST ?? '127.0.0.1',
+    adminPort:
+      env.SCOOP_ADMIN_PORT?.trim().toLowerCase() === 'off'
+        ? undefined
+        : integer(env.SCOOP_ADMIN_PORT, 9090, 'SCOOP_ADMIN_PORT', 0, 65535),
+    rateLimit: rateLimit(env),
     logLevel: env.SCOOP_LOG_LEVEL ?? 'info',
   };
 }
@@ -159,5 +176,39 @@ function serverLimits(env: Env): ServerLimits {
       1_000_000,
     ),
     shutdownTimeoutMs: ms('SCOOP_SHUTDOWN_TIMEOUT_MS', d.shutdownTimeoutMs),
+  };
+}
+
+function rateLimit(env: Env): RateLimit | undefined {
+  const perSecond = integer(env.SCOOP_RATE_LIMIT, 0, 'SCOOP_RATE_LIMIT', 0, 1_000_000);
+  if (perSecond === 0) return undefined;
+  return {
+    perSecond,
+    burst: integer(env.SCOOP_RATE_BURST, perSecond * 2, 'SCOOP_RATE_BURST', 1, 10_000_000),
+  };
+}
+
+/** The variant cache lives next to the SQLite file unless SCOOP_VARIANT_DIR says otherwise. */
+function variantDir(env: Env, db: string): string {
+  const file = db.startsWith('sqlite:') ? db.slice('sqlite:'.length) : db;
+  return env.SCOOP_VARIANT_DIR || path.join(path.dirname(file), 'variants');
+}
+
+function imageSettings(env: Env, db: string): ImageSettings {
+  const d = DEFAULT_IMAGE_SETTINGS;
+  const colour = env.SCOOP_IMAGE_BACKGROUND;
+  const background = colour ? parseColour(colour) : d.background;
+  if (background === undefined) {
+    throw new SettingsError(
+      `SCOOP_IMAGE_BACKGROUND must be a colour as #rgb, #rgba, #rrggbb or #rrggbbaa, not ${JSON.stringify(colour)}`,
+    );
+  }
+  return {
+    concurrency: integer(env.SCOOP_RESIZE_CONCURRENCY, d.concurrency, 'SCOOP_RESIZE_CONCURRENCY', 1, 256),
+    maxWaiting: integer(env.SCOOP_RESIZE_QUEUE, d.maxWaiting, 'SCOOP_RESIZE_QUEUE', 0, 100_000),
+    maxPixels: integer(env.SCOOP_MAX_IMAGE_PIXELS, d.maxPixels, 'SCOOP_MAX_IMAGE_PIXELS', 1, 1_000_000_000),
+    cacheDir: variantDir(env, db),
+    cacheBytes: integer(env.SCOOP_VARIANT_CACHE_BYTES, d.cacheBytes, 'SCOOP_VARIANT_CACHE_BYTES', 0, 2 ** 50),
+    background,
   };
 }

@@ -4,9 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
+import sharp from 'sharp';
 import { bundleJson, importFolder, pattern, scratch } from '../../test/support/bundles.ts';
 import { type ErrorCode, ScoopError } from '../contract/errors.ts';
 import type { Anhang, Arguments, ArtikelDetails, Bild } from '../contract/records.ts';
+import { ImageService } from '../images/image-service.ts';
 import type { ContentStore } from '../store/content-store.ts';
 import { HANDLERS, type Result, type ServiceContext } from './handlers.ts';
 
@@ -19,9 +21,13 @@ const ATTACHMENT = Buffer.from('Tagesordnung für März – öffentlich\n', 'utf
 const LARGE = pattern(700_000, 3);
 
 let store: ContentStore;
+let PNG: Buffer;
 
 before(async () => {
   store = s.store();
+  PNG = await sharp({ create: { width: 30, height: 20, channels: 3, background: '#336699' } })
+    .png()
+    .toBuffer();
   const bundle = bundleJson({
     bereiche: [1, 2, 3].map((id) => ({ bereichID: id, name: `Bereich ${id}` })),
     cityAppBereiche: [10, 11].map((id) => ({ cityAppBereichID: id, name: `City ${id}` })),
@@ -44,6 +50,7 @@ before(async () => {
         mimetype: 'image/png',
         istTeaserbild: true,
       },
+      { bildID: 201, file: 'files/kaputt.png', filename: 'kaputt.png', mimetype: 'image/png' },
     ],
     artikel: [
       {
@@ -93,13 +100,21 @@ before(async () => {
     s.bundle(bundle, {
       'files/to.txt': ATTACHMENT,
       'files/gross.bin': LARGE,
-      'files/bild.png': pattern(300, 8),
+      'files/bild.png': PNG,
+      'files/kaputt.png': pattern(300, 8),
     }),
   );
 });
 
+const IMAGES = ImageService.uncached();
+
 function call(operation: string, args: Arguments, now = NOW): Promise<Result> {
-  const context: ServiceContext = { store, now: () => now, options: { maxImageDimension: MAX_DIMENSION } };
+  const context: ServiceContext = {
+    store,
+    now: () => now,
+    options: { maxImageDimension: MAX_DIMENSION },
+    images: IMAGES,
+  };
   return HANDLERS[operation]!(args, context);
 }
 
@@ -243,9 +258,25 @@ describe('getBild', () => {
     ] as const) {
       const result = (await bild(w, h)).bild as Bild;
       assert.equal(result.bildID, 200);
-      assert.equal(result.size, 300);
       assert.equal(result.istTeaserbild, true);
+      assert.equal(result.mimetype, 'image/png');
     }
+  });
+
+  test('0×0 returns the stored bytes; a resize returns other bytes, with size and mimetype of those', async () => {
+    const stored = (await bild(0, 0)).bild as Bild;
+    assert.deepEqual(await bytesOf(stored.data), PNG);
+    assert.equal(stored.size, PNG.length);
+    const resized = (await bild(15, 0)).bild as Bild;
+    const bytes = await bytesOf(resized.data);
+    assert.equal(resized.size, bytes.length);
+    const meta = await sharp(bytes).metadata();
+    assert.deepEqual([meta.format, meta.width, meta.height], ['png', 15, 10]);
+  });
+
+  test('a stored file that is not an image is refused for resizing, and served as stored', async () => {
+    await refusedWith(bild(10, 10, 201), 'IMAGE_NOT_RESIZABLE', /cannot be decoded/);
+    assert.equal(((await bild(0, 0, 201)).bild as Bild).size, 300);
   });
 
   test('width or height below 0 or above the maximum is refused', async () => {

@@ -15,6 +15,9 @@ import type {
   Link,
   Newsletter,
 } from '../contract/records.ts';
+import type { ResizeMode } from '../contract/types.ts';
+import { FORMATS, filenameFor } from '../images/formats.ts';
+import type { ImageService } from '../images/image-service.ts';
 import { emailKey } from '../store/bundle/bundle.ts';
 import type { ContentStore, Snapshot, StoredRecord } from '../store/content-store.ts';
 
@@ -27,6 +30,8 @@ export interface ServiceContext {
   readonly store: ContentStore;
   readonly now: () => number;
   readonly options: ServiceOptions;
+  /** getBild's resizing: queue, variant cache, sharp. */
+  readonly images: ImageService;
 }
 
 export type Result = Readonly<Record<string, unknown>>;
@@ -146,14 +151,32 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
     return { cityAppBereich: parse<CityAppBereich>(found) };
   },
 
-  async getBild(args, { store, options }) {
+  async getBild(args, { store, options, images }) {
     const id = args.bildID as number;
-    checkDimension('width', args.width as number, options.maxImageDimension);
-    checkDimension('height', args.height as number, options.maxImageDimension);
-    // resizeModes is validated by the contract; resizing itself is not done yet: the stored image is returned.
+    const width = args.width as number;
+    const height = args.height as number;
+    checkDimension('width', width, options.maxImageDimension);
+    checkDimension('height', height, options.maxImageDimension);
     const found = await store.read((s) => s.get('bilder', String(id)));
     if (!found) throw unknownId('bildID', id);
-    return { bild: withBinary<Bild>(found) };
+    const bild = withBinary<Bild>(found);
+    // 0×0 is the image exactly as published, metadata and all (docs/images.md).
+    if (width === 0 && height === 0) return { bild };
+    const variant = await images.variant(found.blob!, {
+      width,
+      height,
+      modes: args.resizeModes as ResizeMode[],
+      maxDimension: options.maxImageDimension,
+    });
+    // size and mimetype describe the bytes returned, not the stored ones.
+    const resized: Bild = {
+      ...bild,
+      filename: filenameFor(bild.filename, variant.format),
+      size: variant.size,
+      mimetype: FORMATS[variant.format].mimetype,
+      data: variant.data,
+    };
+    return { bild: resized };
   },
 
   async getAnhang(args, { store }) {

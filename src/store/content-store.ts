@@ -85,3 +85,11 @@ export interface ImportTransaction {
   /** Records this import as committed, inside its own transaction. */
   recordImportRun(run: ImportRun): Promise<void>;
 }
+
+/** The store cannot be reached right now (a lost connection, a locked or missing file). */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}

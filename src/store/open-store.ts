@@ -4,7 +4,12 @@ import { SqliteStore } from './sqlite/sqlite-store.ts';
 
 export class StoreLocationError extends Error {}
 
-export async function openStore(location: string): Promise<ContentStore> {
+export interface OpenOptions {
+  /** A serving process fails fast on a locked store instead of waiting (see SqliteStore). */
+  readonly serving?: boolean;
+}
+
+export async function openStore(location: string, options: OpenOptions = {}): Promise<ContentStore> {
   if (/^postgres(ql)?:\/\//i.test(location)) {
     throw new StoreLocationError(
       'PostgreSQL stores are not supported by this version; use a SQLite file path.',
@@ -13,5 +18,5 @@ export async function openStore(location: string): Promise<ContentStore> {
   const file = location.startsWith('sqlite:') ? location.slice('sqlite:'.length) : location;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(file))
     throw new StoreLocationError(`Unknown database URL scheme in ${location}`);
-  return new SqliteStore(file);
+  return new SqliteStore(file, options.serving ? { busyTimeoutMs: 250 } : {});
 }

@@ -16,6 +16,13 @@ function limits(overrides: Partial<XmlLimits>): XmlLimits {
   return { ...DEFAULT_XML_LIMITS, ...overrides };
 }
 
+/** Every declaration in scope, own and inherited, as a plain object. */
+function inScope(namespaces: Readonly<Record<string, string>>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const prefix in namespaces) flat[prefix] = namespaces[prefix]!;
+  return flat;
+}
+
 function nested(depth: number): string {
   return `${'<e>'.repeat(depth)}${'</e>'.repeat(depth)}`;
 }
@@ -68,8 +75,26 @@ describe('parseXml: tree and namespaces', () => {
 
   test('records the namespace declarations in scope, inherited and overridden', () => {
     const { root } = parseXml('<a xmlns="urn:d" xmlns:p="urn:p"><b xmlns:q="urn:q" xmlns:p="urn:p2"/></a>');
-    assert.deepEqual(root.namespaces, { '': 'urn:d', p: 'urn:p' });
-    assert.deepEqual(root.children[0]!.namespaces, { '': 'urn:d', p: 'urn:p2', q: 'urn:q' });
+    assert.deepEqual(inScope(root.namespaces), { '': 'urn:d', p: 'urn:p' });
+    assert.deepEqual(inScope(root.children[0]!.namespaces), { '': 'urn:d', p: 'urn:p2', q: 'urn:q' });
+    assert.equal(root.namespaces.constructor, undefined, 'no Object.prototype members');
+  });
+
+  test('namespace scopes are chained, not copied: many declarations over many elements stay fast', () => {
+    let open = '';
+    let close = '';
+    for (let depth = 0; depth < 30; depth++) {
+      let declarations = '';
+      for (let i = 0; i < 64; i++) declarations += ` xmlns:p${depth}_${i}="urn:${depth}:${i}"`;
+      open += `<e${declarations}>`;
+      close = `</e>${close}`;
+    }
+    const started = Date.now();
+    const { root } = parseXml(`${open}${'<a/>'.repeat(9_000)}${close}`);
+    assert.ok(Date.now() - started < 2_000, `took ${Date.now() - started} ms`);
+    let leafParent = root;
+    while (leafParent.children[0]!.local === 'e') leafParent = leafParent.children[0]!;
+    assert.equal(leafParent.children[0]!.namespaces.p0_0, 'urn:0:0');
   });
 
   test('childElements filters by namespace and local name', () => {

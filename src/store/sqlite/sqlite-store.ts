@@ -17,6 +17,7 @@ import type {
   StoredBlob,
   StoredRecord,
 } from '../content-store.ts';
+import { StoreUnavailableError } from '../content-store.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 
 type Db = Database.Database;
@@ -51,11 +52,30 @@ function toRun(row: RunRow): ImportRun {
   };
 }
 
-function openConnection(file: string): Db {
+/**
+ * SQLite result codes that mean "the database cannot be used right now" rather than a
+ * bug: answered as UNAVAILABLE (503) so clients retry, and the next request tries again.
+ */
+const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|NOTADB|CORRUPT|FULL|READONLY)/;
+
+function unavailableOnIoError<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && UNAVAILABLE_CODES.test(code)) {
+      throw new StoreUnavailableError(`SQLite store unavailable (${code})`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** `busyMs`: how long a statement waits for a lock; better-sqlite3 waits synchronously. */
+function openConnection(file: string, busyMs = 10_000): Db {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 10000');
+  db.pragma(`busy_timeout = ${busyMs}`);
   db.pragma('foreign_keys = ON');
   return db;
 }
@@ -106,9 +126,17 @@ export class SqliteStore implements ContentStore {
   private readonly db: Db;
   private readonly statements;
 
-  constructor(private readonly file: string) {
+  /**
+   * `busyTimeoutMs`: how long a statement waits for a lock. A server keeps it short: its
+   * readers are not blocked by writers in WAL mode, and a wait would stall every request
+   * of the process, so a locked database fails fast (UNAVAILABLE) instead.
+   */
+  constructor(
+    private readonly file: string,
+    options: { busyTimeoutMs?: number } = {},
+  ) {
     if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    this.db = openConnection(file);
+    this.db = openConnection(file, options.busyTimeoutMs ?? 10_000);
     migrate(this.db);
     const db = this.db;
     const select = `SELECT r.id, r.doc, r.blob_id, b.size, b.chunk_count, b.sha256 FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id`;
@@ -170,11 +198,11 @@ export class SqliteStore implements ContentStore {
   };
 
   async read<T>(read: (snapshot: Snapshot) => T): Promise<T> {
-    return this.db.transaction(() => read(this.snapshot)).deferred();
+    return unavailableOnIoError(() => this.db.transaction(() => read(this.snapshot)).deferred());
   }
 
   async contentVersion(): Promise<number> {
-    return Number(this.statements.version.get()!.value);
+    return unavailableOnIoError(() => Number(this.statements.version.get()!.value));
   }
 
   async importTransaction<T>(work: (tx: ImportTransaction) => Promise<T>): Promise<T> {

@@ -1,0 +1,127 @@
+/**
+ * getBild's resizing as the handler sees it: a stored blob and a request in, a variant
+ * out — from the variant cache, or resized once in a queue slot. Cache keys name the
+ * blob by its SHA-256, so a re-import of a changed image (a new hash) gets new variants
+ * and the old ones age out of the cache.
+ */
+import { availableParallelism } from 'node:os';
+import type { ResizeMode } from '../contract/types.ts';
+import type { StoredBlob } from '../store/content-store.ts';
+import { colourHex, DEFAULT_BACKGROUND, type Rgba } from './colour.ts';
+import { planFor, planName } from './modes.ts';
+import { ResizeQueue } from './queue.ts';
+import { RESIZE_PIPELINE, type Resizer, resizeImage } from './resize.ts';
+import { type Variant, VariantCache } from './variant-cache.ts';
+
+export interface ImageSettings {
+  /** Resizes running at once. */
+  readonly concurrency: number;
+  /** Resizes waiting for a slot; one more is refused as BUSY. */
+  readonly maxWaiting: number;
+  /** Sources with more pixels are refused (IMAGE_TOO_LARGE). */
+  readonly maxPixels: number;
+  /** Folder of the variant cache; undefined: no cache. */
+  readonly cacheDir: string | undefined;
+  /** Bound of the variant files' total size; 0: no cache. */
+  readonly cacheBytes: number;
+  readonly background: Rgba;
+}
+
+/**
+ * One slot per CPU, but at most one less than libuv's thread pool (4 unless
+ * UV_THREADPOOL_SIZE says otherwise): sharp runs each resize on a pool thread, and the
+ * file reads of cache hits need a free one, or they would queue behind resizes.
+ */
+export function defaultConcurrency(env: Readonly<Record<string, string | undefined>> = process.env): number {
+  const pool = Number(env.UV_THREADPOOL_SIZE) || 4;
+  return Math.max(1, Math.min(availableParallelism(), pool - 1));
+}
+
+export const DEFAULT_IMAGE_SETTINGS: ImageSettings = {
+  concurrency: defaultConcurrency(),
+  maxWaiting: 64,
+  maxPixels: 40_000_000,
+  cacheDir: undefined,
+  cacheBytes: 256 * 1024 * 1024,
+  background: DEFAULT_BACKGROUND,
+};
+
+export interface ImageRequest {
+  readonly width: number;
+  readonly height: number;
+  readonly modes: readonly ResizeMode[];
+  /** Largest output side (SCOOP_MAX_IMAGE_DIMENSION); caps a derived dimension. */
+  readonly maxDimension: number;
+}
+
+export interface ImageServiceDeps {
+  /** The resize function; tests count or slow down calls through it. */
+  readonly resizer?: Resizer;
+  /** Told about variant files that could not be written or read. */
+  readonly onError?: (error: unknown) => void;
+}
+
+async function contentOf(blob: StoredBlob): Promise<Buffer> {
+  if (blob.bytes) return Buffer.from(blob.bytes.buffer, blob.bytes.byteOffset, blob.bytes.byteLength);
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of blob.source.chunks()) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+export class ImageService {
+  readonly queue: ResizeQueue;
+  private readonly resizer: Resizer;
+
+  constructor(
+    readonly settings: ImageSettings,
+    readonly cache: VariantCache,
+    deps: ImageServiceDeps = {},
+  ) {
+    this.queue = new ResizeQueue({ concurrency: settings.concurrency, maxWaiting: settings.maxWaiting });
+    this.resizer = deps.resizer ?? resizeImage;
+  }
+
+  /** Opens the variant cache (indexing what a previous run left) and returns the service. */
+  static async open(settings: ImageSettings, deps: ImageServiceDeps = {}): Promise<ImageService> {
+    const cache = await VariantCache.open({
+      dir: settings.cacheDir,
+      maxBytes: settings.cacheBytes,
+      onError: deps.onError,
+    });
+    return new ImageService(settings, cache, deps);
+  }
+
+  /** A service without a variant cache: every distinct request resizes. */
+  static uncached(
+    settings: ImageSettings = DEFAULT_IMAGE_SETTINGS,
+    deps: ImageServiceDeps = {},
+  ): ImageService {
+    return new ImageService(settings, VariantCache.none(), deps);
+  }
+
+  /** The resized image; `width` and `height` are not both 0 (that is the stored image). */
+  variant(blob: StoredBlob, request: ImageRequest): Promise<Variant> {
+    const { width, height, maxDimension } = request;
+    const plan = planFor(request.modes);
+    // Only what changes the bytes goes into the key, so equivalent requests share a variant.
+    const key = [
+      RESIZE_PIPELINE,
+      blob.sha256,
+      `${width}x${height}`,
+      planName(plan),
+      plan.pad ? colourHex(this.settings.background) : '-',
+      width === 0 || height === 0 ? `max${maxDimension}` : '-',
+    ].join(' ');
+    // Queued inside the cache's make step: hits and requests joining a resize under way take no slot.
+    return this.cache.getOrCreate(key, () =>
+      this.queue.run(async () => {
+        const resized = await this.resizer(
+          await contentOf(blob),
+          { width, height, plan },
+          { maxPixels: this.settings.maxPixels, maxDimension, background: this.settings.background },
+        );
+        return { bytes: resized.bytes, format: resized.format };
+      }),
+    );
+  }
+}

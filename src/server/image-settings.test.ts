@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import { DEFAULT_IMAGE_SETTINGS } from '../images/image-service.ts';
+import { SettingsError, serveSettings } from './settings.ts';
+
+const images = (env: Record<string, string>, flags: Record<string, string> = {}) =>
+  serveSettings(flags, env).images;
+
+test('image settings: defaults, with the variant cache next to the database', () => {
+  const settings = images({});
+  assert.equal(settings.cacheDir, path.join('data', 'variants'));
+  assert.equal(settings.maxPixels, 40_000_000);
+  assert.equal(settings.maxWaiting, 64);
+  assert.equal(settings.cacheBytes, 256 * 1024 * 1024);
+  assert.equal(settings.concurrency, DEFAULT_IMAGE_SETTINGS.concurrency);
+  assert.deepEqual(settings.background, { r: 255, g: 255, b: 255, alpha: 0 });
+  assert.equal(images({}, { db: '/srv/scoop/content.db' }).cacheDir, '/srv/scoop/variants');
+  assert.equal(images({ SCOOP_DB: 'sqlite:/srv/x/scoop.db' }).cacheDir, '/srv/x/variants');
+});
+
+test('image settings from the environment', () => {
+  const settings = images({
+    SCOOP_RESIZE_CONCURRENCY: '3',
+    SCOOP_RESIZE_QUEUE: '0',
+    SCOOP_MAX_IMAGE_PIXELS: '1000000',
+    SCOOP_VARIANT_CACHE_BYTES: '0',
+    SCOOP_VARIANT_DIR: '/var/cache/scoop',
+    SCOOP_IMAGE_BACKGROUND: '#336699',
+  });
+  assert.deepEqual(
+    [settings.concurrency, settings.maxWaiting, settings.maxPixels, settings.cacheBytes, settings.cacheDir],
+    [3, 0, 1_000_000, 0, '/var/cache/scoop'],
+  );
+  assert.deepEqual(settings.background, { r: 0x33, g: 0x66, b: 0x99, alpha: 1 });
+});
+
+test('invalid image settings are refused, naming the variable', () => {
+  for (const [name, value] of [
+    ['SCOOP_IMAGE_BACKGROUND', 'white'],
+    ['SCOOP_RESIZE_CONCURRENCY', '0'],
+    ['SCOOP_RESIZE_QUEUE', '-1'],
+    ['SCOOP_MAX_IMAGE_PIXELS', 'lots'],
+  ] as const) {
+    assert.throws(
+      () => images({ [name]: value }),
+      (error: unknown) => {
+        assert.ok(error instanceof SettingsError);
+        assert.match(error.message, new RegExp(name));
+        return true;
+      },
+    );
+  }
+});
