@@ -50,11 +50,17 @@ function runImport(folder: string, killAfterMs?: number): Promise<number | null>
 
 /** The generation every record belongs to; fails if records of two generations are mixed. */
 async function generationOf(store: SqliteStore): Promise<number> {
-  return store.read((snapshot) => {
+  return store.read(async (snapshot) => {
     const names = [
-      ...snapshot.all('bereiche').map(({ record }) => (JSON.parse(record.doc) as { name: string }).name),
-      ...snapshot.all('anhaenge').map(({ record }) => (JSON.parse(record.doc) as { name: string }).name),
-      ...snapshot.all('artikel').map(({ record }) => (JSON.parse(record.doc) as { text: string }).text),
+      ...(await snapshot.all('bereiche')).map(
+        ({ record }) => (JSON.parse(record.doc) as { name: string }).name,
+      ),
+      ...(await snapshot.all('anhaenge')).map(
+        ({ record }) => (JSON.parse(record.doc) as { name: string }).name,
+      ),
+      ...(await snapshot.all('artikel')).map(
+        ({ record }) => (JSON.parse(record.doc) as { text: string }).text,
+      ),
     ];
     const gens = new Set(names.map((name) => Number(/gen (\d+)$/.exec(name)?.[1])));
     assert.equal(gens.size, 1, `one generation, saw ${[...gens].join(', ')}`);

@@ -52,7 +52,11 @@ export async function serveCommand(args: string[]): Promise<number> {
   }
   const logger = pino({ level: settings.logLevel, base: undefined });
   const metrics = createMetrics();
-  const store = await openStore(settings.db, { serving: true });
+  const store = await openStore(settings.db, {
+    serving: true,
+    cacheBytes: settings.recordCacheBytes,
+    cacheObserver: { lookup: (result) => metrics.cacheLookups.inc({ cache: 'records', result }) },
+  });
   registerStoreMetrics(metrics, store);
   const seed = parsed.values.seed;
   if (typeof seed === 'string' && (await store.contentVersion()) === 0) {

@@ -26,7 +26,14 @@ import type { Arguments } from '../contract/records.ts';
 import { DEFAULT_XML_LIMITS, parseXml, type XmlLimits } from '../xml/reader.ts';
 import { coerceArguments, parseInt32, type RawParameters } from './coerce.ts';
 import { decodeBody, type MediaType, parseMediaType } from './content-type.ts';
-import { bearerToken, formParameters, formToken, hasTokenField, parseForm, readFormBody } from './http-request.ts';
+import {
+  bearerToken,
+  formParameters,
+  formToken,
+  hasTokenField,
+  parseForm,
+  readFormBody,
+} from './http-request.ts';
 import { decodeSoapRequest, type SoapRequest } from './soap-request.ts';
 
 /** A decoder taking longer than this on a small input would be a CPU bomb. */
@@ -68,7 +75,8 @@ function attempt<T>(allowed: readonly ErrorCode[], step: () => T): Outcome<T> {
   try {
     return { value: step() };
   } catch (error) {
-    if (!(error instanceof ScoopError)) throw new Error(`not a ScoopError: ${String(error)}`, { cause: error });
+    if (!(error instanceof ScoopError))
+      throw new Error(`not a ScoopError: ${String(error)}`, { cause: error });
     assert.ok(Object.hasOwn(ERRORS, error.code), `${error.code} is not in the catalogue`);
     assert.ok(allowed.includes(error.code), `${error.code} (${error.message}) is not expected here`);
     assert.equal(typeof error.message, 'string');
@@ -105,7 +113,8 @@ function assertArguments(args: Arguments, operation: Operation, maxListItems: nu
       assert.ok(Array.isArray(value) && value.length <= maxListItems);
       const item = param.type.item;
       assert.ok(item.kind === 'enum');
-      for (const v of value) assert.ok(item.values.includes(v as string), `${String(v)} is not a ${item.name}`);
+      for (const v of value)
+        assert.ok(item.values.includes(v as string), `${String(v)} is not a ${item.name}`);
     } else if (param.type.kind === 'scalar' && param.type.name === 'int') {
       assert.ok(Number.isInteger(value) && (value as number) >= INT32.min && (value as number) <= INT32.max);
       assert.ok(!Object.is(value, -0), '-0');
@@ -157,7 +166,14 @@ describe('SOAP 1.1 / 1.2 decoding (decodeSoapRequest)', () => {
           // Mostly the envelope's own endpoint, so decoding gets past the operation lookup.
           const endpoint = input.body.length % 4 === 0 ? other : input.operation.endpoint;
           const outcome = attempt(SOAP_CODES, () =>
-            decodeSoapRequest({ endpoint, namespace: NS, mediaType, soapAction: action, body: input.body, limits }),
+            decodeSoapRequest({
+              endpoint,
+              namespace: NS,
+              mediaType,
+              soapAction: action,
+              body: input.body,
+              limits,
+            }),
           );
           if ('value' in outcome) {
             assertSoapRequest(outcome.value, endpoint);
@@ -171,20 +187,24 @@ describe('SOAP 1.1 / 1.2 decoding (decodeSoapRequest)', () => {
 
   test('unmutated envelopes with any SOAPAction decode or refuse the action only', () => {
     fc.assert(
-      fc.property(mutatedEnvelope.filter((e) => e.body.length > 0), soapAction, (input, action) => {
-        const mediaType = parseMediaType(input.version === '1.1' ? 'text/xml' : 'application/soap+xml')!;
-        const outcome = attempt(SOAP_CODES, () =>
-          decodeSoapRequest({
-            endpoint: input.operation.endpoint,
-            namespace: NS,
-            mediaType,
-            soapAction: action,
-            body: input.body,
-            limits: DEFAULT_XML_LIMITS,
-          }),
-        );
-        if ('value' in outcome) assertSoapRequest(outcome.value, input.operation.endpoint);
-      }),
+      fc.property(
+        mutatedEnvelope.filter((e) => e.body.length > 0),
+        soapAction,
+        (input, action) => {
+          const mediaType = parseMediaType(input.version === '1.1' ? 'text/xml' : 'application/soap+xml')!;
+          const outcome = attempt(SOAP_CODES, () =>
+            decodeSoapRequest({
+              endpoint: input.operation.endpoint,
+              namespace: NS,
+              mediaType,
+              soapAction: action,
+              body: input.body,
+              limits: DEFAULT_XML_LIMITS,
+            }),
+          );
+          if ('value' in outcome) assertSoapRequest(outcome.value, input.operation.endpoint);
+        },
+      ),
       fuzzRuns(300),
     );
   });
@@ -224,7 +244,11 @@ describe('the XML reader (parseXml)', () => {
         { depthSize: 'small', withCrossShrink: true },
         anyUnicode(10),
         fc
-          .tuple(xmlName, fc.array(fc.tuple(xmlName, anyUnicode(6)), { maxLength: 3 }), fc.array(tie('node'), { maxLength: 4 }))
+          .tuple(
+            xmlName,
+            fc.array(fc.tuple(xmlName, anyUnicode(6)), { maxLength: 3 }),
+            fc.array(tie('node'), { maxLength: 4 }),
+          )
           .map(
             ([name, attrs, children]) =>
               `<${name}${attrs.map(([k, v]) => ` ${k}="${v}"`).join('')}>${children.join('')}</${name}>`,
@@ -247,7 +271,8 @@ describe('HTTP GET decoding (query string)', () => {
       fc.property(formText, fc.constantFrom(...OPERATIONS), (query, operation) => {
         const pairs = attempt(FORM_CODES, () => parseForm(query));
         if (!('value' in pairs)) return;
-        for (const pair of pairs.value) assert.ok(typeof pair.name === 'string' && typeof pair.value === 'string');
+        for (const pair of pairs.value)
+          assert.ok(typeof pair.name === 'string' && typeof pair.value === 'string');
         assert.equal(typeof hasTokenField(pairs.value), 'boolean');
         const raw = formParameters(operation, pairs.value);
         assertRawParameters(raw, operation);
@@ -263,7 +288,9 @@ describe('HTTP GET decoding (query string)', () => {
         fc.option(
           fc.oneof(
             fc.string({ unit: 'binary-ascii', maxLength: 60 }),
-            fc.tuple(fc.mixedCase(fc.constant('bearer')), fc.string({ maxLength: 40 })).map(([s, t]) => `${s} ${t}`),
+            fc
+              .tuple(fc.mixedCase(fc.constant('bearer')), fc.string({ maxLength: 40 }))
+              .map(([s, t]) => `${s} ${t}`),
           ),
           { nil: undefined },
         ),
@@ -330,7 +357,22 @@ describe('Content-Type and body text', () => {
 
 describe('coercion (coerceArguments, parseInt32)', () => {
   const value = fc.oneof(
-    fc.constantFrom('1', ' 7 ', '+3', '-0', '0', '2147483647', '-2147483648', '2147483648', 'standard', 'crop', 'fit', 'STANDARD', '', ' '),
+    fc.constantFrom(
+      '1',
+      ' 7 ',
+      '+3',
+      '-0',
+      '0',
+      '2147483647',
+      '-2147483648',
+      '2147483648',
+      'standard',
+      'crop',
+      'fit',
+      'STANDARD',
+      '',
+      ' ',
+    ),
     fc.integer().map(String),
     fc.bigInt().map(String),
     fc.string({ maxLength: 12 }),

@@ -29,6 +29,8 @@ export interface ServeSettings {
   /** undefined: no admin listener. */
   readonly adminPort: number | undefined;
   readonly rateLimit: RateLimit | undefined;
+  /** Memory for hot records; the cache is dropped whenever an import changes the content. */
+  readonly recordCacheBytes: number;
 }
 
 /** Transport limits of the HTTP server (node:http), each configurable. */
@@ -120,6 +122,13 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
         ? undefined
         : integer(env.SCOOP_ADMIN_PORT, 9090, 'SCOOP_ADMIN_PORT', 0, 65535),
     rateLimit: rateLimit(env),
+    recordCacheBytes: integer(
+      env.SCOOP_RECORD_CACHE_BYTES,
+      64 * 1024 * 1024,
+      'SCOOP_RECORD_CACHE_BYTES',
+      0,
+      2 ** 40,
+    ),
     logLevel: env.SCOOP_LOG_LEVEL ?? 'info',
   };
 }

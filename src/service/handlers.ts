@@ -69,13 +69,13 @@ function isPublished(doc: ArtikelDoc, now: number): boolean {
   );
 }
 
-function resolve<T>(
+async function resolve<T>(
   snapshot: Snapshot,
   kind: 'bereiche' | 'cityAppBereiche' | 'anhaenge',
   ids: number[],
   make: (r: StoredRecord) => T,
-): T[] {
-  const found = snapshot.getMany(
+): Promise<T[]> {
+  const found = await snapshot.getMany(
     kind,
     ids.map((id) => String(id)),
   );
@@ -86,16 +86,20 @@ function resolve<T>(
   });
 }
 
-function artikelDetails(snapshot: Snapshot, id: number, now: number): ArtikelDetails | undefined {
-  const record = snapshot.get('artikel', String(id));
+async function artikelDetails(
+  snapshot: Snapshot,
+  id: number,
+  now: number,
+): Promise<ArtikelDetails | undefined> {
+  const record = await snapshot.get('artikel', String(id));
   if (!record) return undefined;
   const doc = parse<ArtikelDoc>(record);
   if (!isPublished(doc, now)) return undefined;
   return {
     text: doc.text,
-    bereiche: resolve(snapshot, 'bereiche', doc.bereiche, parse<Bereich>),
-    cityAppBereiche: resolve(snapshot, 'cityAppBereiche', doc.cityAppBereiche, parse<CityAppBereich>),
-    anhaenge: resolve(snapshot, 'anhaenge', doc.anhaenge, withBinary<Anhang>),
+    bereiche: await resolve(snapshot, 'bereiche', doc.bereiche, parse<Bereich>),
+    cityAppBereiche: await resolve(snapshot, 'cityAppBereiche', doc.cityAppBereiche, parse<CityAppBereich>),
+    anhaenge: await resolve(snapshot, 'anhaenge', doc.anhaenge, withBinary<Anhang>),
     links: doc.links,
     kontakte: doc.kontakte,
   };
@@ -113,7 +117,7 @@ function checkDimension(name: string, value: number, max: number): void {
 export const HANDLERS: Readonly<Record<string, Handler>> = {
   async checkAnhangVorhanden(args, { store }) {
     const id = args.anhangID as number;
-    const exists = await store.read((s) => s.get('anhaenge', String(id)) !== undefined);
+    const exists = await store.read(async (s) => (await s.get('anhaenge', String(id))) !== undefined);
     return { anhangVorhanden: exists };
   },
 
@@ -126,17 +130,16 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
 
   async getAbonnierteNewsletter(args, { store }) {
     const key = emailKey(args.email as string);
-    const ids = await store.read((s) => {
-      const record = s.get('abonnements', key);
+    const ids = await store.read(async (s) => {
+      const record = await s.get('abonnements', key);
       return record ? parse<{ newsletterIDs: number[] }>(record).newsletterIDs : [];
     });
     return { newsletter: ids };
   },
 
   async getNewsletter(_args, { store }) {
-    const list = await store.read((s) =>
-      s
-        .all('newsletter')
+    const list = await store.read(async (s) =>
+      (await s.all('newsletter'))
         .map(({ record }) => parse<Newsletter & { oeffentlich: boolean }>(record))
         .filter((n) => n.oeffentlich)
         .map(({ name, newsletterID }): Newsletter => ({ name, newsletterID })),

@@ -36,10 +36,10 @@ export interface StoredBlob {
 
 /** Reads that must see one state of the store (one import's result, never a mix). */
 export interface Snapshot {
-  get(kind: RecordKind, id: string): StoredRecord | undefined;
-  getMany(kind: RecordKind, ids: readonly string[]): Map<string, StoredRecord>;
+  get(kind: RecordKind, id: string): Promise<StoredRecord | undefined>;
+  getMany(kind: RecordKind, ids: readonly string[]): Promise<Map<string, StoredRecord>>;
   /** Every record of a kind, in id order (numeric ids numerically). */
-  all(kind: RecordKind): Array<{ id: string; record: StoredRecord }>;
+  all(kind: RecordKind): Promise<Array<{ id: string; record: StoredRecord }>>;
 }
 
 /**
@@ -55,8 +55,8 @@ export interface ImportRun {
 }
 
 export interface ContentStore extends TokenStore {
-  /** Runs `read` against one consistent state of the store. */
-  read<T>(read: (snapshot: Snapshot) => T): Promise<T>;
+  /** Runs `read` against one consistent state of the store (one content version). */
+  read<T>(read: (snapshot: Snapshot) => Promise<T>): Promise<T>;
   /** Increases with every successful import. */
   contentVersion(): Promise<number>;
   /** How many imports were committed, and the last one. */

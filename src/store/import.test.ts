@@ -28,11 +28,11 @@ type Contents = Record<RecordKind, Record<string, Record<string, unknown>>>;
 
 /** Every record of every kind, parsed, keyed by id. */
 async function contents(store: ContentStore): Promise<Contents> {
-  return store.read((snapshot) => {
+  return store.read(async (snapshot) => {
     const all = {} as Contents;
     for (const kind of RECORD_KINDS) {
       all[kind] = Object.fromEntries(
-        snapshot.all(kind).map(({ id, record }) => [id, JSON.parse(record.doc)]),
+        (await snapshot.all(kind)).map(({ id, record }) => [id, JSON.parse(record.doc)]),
       );
     }
     return all;
@@ -40,7 +40,7 @@ async function contents(store: ContentStore): Promise<Contents> {
 }
 
 async function ids(store: ContentStore, kind: RecordKind): Promise<string[]> {
-  return store.read((snapshot) => snapshot.all(kind).map((r) => r.id));
+  return store.read(async (snapshot) => (await snapshot.all(kind)).map((r) => r.id));
 }
 
 /** A store holding generation 1 (one record of every kind). */

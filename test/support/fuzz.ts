@@ -55,7 +55,11 @@ export function validEnvelope(version: '1.1' | '1.2', operation: Operation): str
 /** Every operation as a valid SOAP 1.1 and 1.2 envelope: the seeds that mutations start from. */
 export const SEED_ENVELOPES: readonly { version: '1.1' | '1.2'; operation: Operation; xml: string }[] =
   OPERATIONS.flatMap((operation) =>
-    (['1.1', '1.2'] as const).map((version) => ({ version, operation, xml: validEnvelope(version, operation) })),
+    (['1.1', '1.2'] as const).map((version) => ({
+      version,
+      operation,
+      xml: validEnvelope(version, operation),
+    })),
   );
 
 /** A string of any UTF-16 code units, lone surrogates included. */
@@ -132,7 +136,9 @@ const flip: fc.Arbitrary<Mutation> = fc
     return out;
   });
 
-const truncate: fc.Arbitrary<Mutation> = fc.nat().map((position) => (input: Buffer) => input.subarray(0, at(input, position)));
+const truncate: fc.Arbitrary<Mutation> = fc
+  .nat()
+  .map((position) => (input: Buffer) => input.subarray(0, at(input, position)));
 
 const remove: fc.Arbitrary<Mutation> = fc
   .tuple(fc.nat(), fc.integer({ min: 1, max: 64 }))
@@ -154,12 +160,19 @@ const insertion: fc.Arbitrary<Buffer> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...SNIPPETS).map((s) => Buffer.from(s, 'utf8')) },
   // Lone surrogates as JS text become U+FFFD in UTF-8; as raw (CESU-8) bytes they are invalid UTF-8.
   { weight: 2, arbitrary: anyUnicode(8).map((s) => Buffer.from(s, 'utf8')) },
-  { weight: 1, arbitrary: fc.constantFrom([0xed, 0xa0, 0x80], [0xc0, 0xbc], [0xff], [0xef, 0xbf, 0xbe]).map((b) => Buffer.from(b)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom([0xed, 0xa0, 0x80], [0xc0, 0xbc], [0xff], [0xef, 0xbf, 0xbe])
+      .map((b) => Buffer.from(b)),
+  },
   { weight: 2, arbitrary: xmlName.map((name) => Buffer.from(`<${name}>`, 'utf8')) },
   { weight: 1, arbitrary: xmlName.map((name) => Buffer.from(`</${name}>`, 'utf8')) },
   {
     weight: 2,
-    arbitrary: fc.tuple(xmlName, anyUnicode(8)).map(([name, value]) => Buffer.from(` ${name}="${value}"`, 'utf8')),
+    arbitrary: fc
+      .tuple(xmlName, anyUnicode(8))
+      .map(([name, value]) => Buffer.from(` ${name}="${value}"`, 'utf8')),
   },
 );
 
@@ -170,22 +183,78 @@ const insert: fc.Arbitrary<Mutation> = fc
     return Buffer.concat([input.subarray(0, target), piece, input.subarray(target)]);
   });
 
+const PARAMETER_NAMES = [...new Set(OPERATIONS.flatMap((op) => op.params.map((p) => p.name)))];
+
+/** Well-formed fragments, so that many mutants get past the parser into the SOAP rules. */
+const fragment: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(
+    '<x/>',
+    '<!-- c -->',
+    '<![CDATA[1]]>',
+    '<soap:Header/>',
+    '<soap:Body/>',
+    AUTH_HEADER,
+    `<wsAuthHeader xmlns="${NS}"/>`,
+    `<token xmlns="${NS}">not-a-guid</token>`,
+    '<h xmlns="urn:h" soap:mustUnderstand="1"/>',
+    '<h xmlns="urn:h" soap:mustUnderstand="true" soap:role="http://www.w3.org/2003/05/soap-envelope/role/none"/>',
+    '<h xmlns="urn:h" soap:mustUnderstand="1" soap:actor="urn:other"/>',
+    `<resizeMode xmlns="${NS}">fit</resizeMode>`,
+    `<resizeModes xmlns="${NS}"/>`,
+    '<?pi?>',
+  ),
+  fc
+    .tuple(
+      fc.constantFrom(...PARAMETER_NAMES, ...OPERATIONS.map((op) => op.name)),
+      fc.constantFrom('1', '-1', '', 'x', 'standard', '99999999999'),
+    )
+    .map(([name, value]) => `<${name} xmlns="${NS}">${value}</${name}>`),
+  fc.constantFrom(...PARAMETER_NAMES).map((name) => `<${name} xmlns="${NS}" xsi:nil="true"/>`),
+);
+
+/** Inserts a well-formed fragment after the n-th `>`, i.e. between markup. */
+const insertFragment: fc.Arbitrary<Mutation> = fc
+  .tuple(fc.nat(), fragment)
+  .map(([n, piece]) => (input: Buffer) => {
+    const boundaries: number[] = [];
+    for (let i = input.indexOf('>'); i >= 0; i = input.indexOf('>', i + 1)) boundaries.push(i + 1);
+    const target = boundaries.length === 0 ? 0 : boundaries[n % boundaries.length]!;
+    return Buffer.concat([input.subarray(0, target), Buffer.from(piece, 'utf8'), input.subarray(target)]);
+  });
+
 export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  { weight: 3, arbitrary: flip },
+  { weight: 2, arbitrary: flip },
   { weight: 1, arbitrary: truncate },
   { weight: 2, arbitrary: remove },
   { weight: 1, arbitrary: duplicate },
-  { weight: 5, arbitrary: insert },
+  { weight: 4, arbitrary: insert },
+  { weight: 6, arbitrary: insertFragment },
 );
 
-/** A valid envelope with 1–6 mutations applied (or, now and then, none). */
-export const mutatedEnvelope: fc.Arbitrary<{ version: '1.1' | '1.2'; operation: Operation; body: Buffer }> = fc
-  .tuple(fc.constantFrom(...SEED_ENVELOPES), fc.array(mutation, { minLength: 0, maxLength: 6 }))
-  .map(([seed, mutations]) => ({
-    version: seed.version,
-    operation: seed.operation,
-    body: mutations.reduce((body, mutate) => mutate(body), Buffer.from(seed.xml, 'utf8')),
-  }));
+export interface Mutant {
+  readonly version: '1.1' | '1.2';
+  readonly operation: Operation;
+  readonly body: Buffer;
+}
+
+function mutants(edits: fc.Arbitrary<Mutation>, maxEdits: number): fc.Arbitrary<Mutant> {
+  return fc
+    .tuple(fc.constantFrom(...SEED_ENVELOPES), fc.array(edits, { minLength: 0, maxLength: maxEdits }))
+    .map(([seed, mutations]) => ({
+      version: seed.version,
+      operation: seed.operation,
+      body: mutations.reduce<Buffer>((body, mutate) => mutate(body), Buffer.from(seed.xml, 'utf8')),
+    }));
+}
+
+/**
+ * A valid envelope with up to 6 edits of any kind (mostly not well-formed any more), or
+ * with up to 4 well-formed fragments inserted (mostly still XML, so the SOAP rules are reached).
+ */
+export const mutatedEnvelope: fc.Arbitrary<Mutant> = fc.oneof(
+  mutants(mutation, 6),
+  mutants(insertFragment, 4),
+);
 
 /** Content-Type values: the usual ones, with odd parameters, and arbitrary text. */
 export const contentType: fc.Arbitrary<string> = fc.oneof(
@@ -222,7 +291,14 @@ export const contentType: fc.Arbitrary<string> = fc.oneof(
 /** SOAPAction header values: right, wrong, empty, unquoted, or arbitrary. */
 export const soapAction: fc.Arbitrary<string | undefined> = fc.option(
   fc.oneof(
-    fc.constantFrom(...OPERATIONS.map((op) => `"${NS}/${op.name}"`), '""', '', `${NS}/getBereich`, '"', '"urn:x"'),
+    fc.constantFrom(
+      ...OPERATIONS.map((op) => `"${NS}/${op.name}"`),
+      '""',
+      '',
+      `${NS}/getBereich`,
+      '"',
+      '"urn:x"',
+    ),
     fc.string({ unit: 'binary-ascii', maxLength: 40 }),
   ),
   { nil: undefined },
@@ -236,18 +312,28 @@ export const formText: fc.Arbitrary<string> = fc.oneof(
       .array(
         fc.tuple(
           fc.oneof(
-            fc.constantFrom(
-              ...new Set(OPERATIONS.flatMap((op) => op.params.map((p) => p.name))),
-              'token',
-              'TOKEN',
-              'BereichID',
-              '',
-            ),
-            fc.string({ maxLength: 8 }),
+            { weight: 8, arbitrary: fc.constantFrom(...PARAMETER_NAMES, 'BereichID', 'WIDTH') },
+            { weight: 1, arbitrary: fc.constantFrom('token', 'TOKEN', '') },
+            { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
           ),
           fc.option(
             fc.oneof(
-              fc.constantFrom('1', '0', '-1', '2147483648', 'standard', 'crop,fit', '', '%', '%ZZ', '%C3%28', '%00', '%0d%0a', '+1', REFERENCE_TOKEN),
+              fc.constantFrom(
+                '1',
+                '0',
+                '-1',
+                '2147483648',
+                'standard',
+                'crop,fit',
+                '',
+                '%',
+                '%ZZ',
+                '%C3%28',
+                '%00',
+                '%0d%0a',
+                '+1',
+                REFERENCE_TOKEN,
+              ),
               fc.integer().map(String),
               fc.string({ maxLength: 12 }),
               anyUnicode(6).map((s) => Buffer.from(s, 'utf8').toString('latin1')),
@@ -257,7 +343,9 @@ export const formText: fc.Arbitrary<string> = fc.oneof(
         ),
         { maxLength: 8 },
       )
-      .map((pairs) => pairs.map(([name, value]) => (value === undefined ? name : `${name}=${value}`)).join('&')),
+      .map((pairs) =>
+        pairs.map(([name, value]) => (value === undefined ? name : `${name}=${value}`)).join('&'),
+      ),
   },
   { weight: 1, arbitrary: fc.webQueryParameters() },
   { weight: 1, arbitrary: fc.string({ unit: 'binary-ascii', maxLength: 60 }) },

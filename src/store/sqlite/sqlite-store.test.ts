@@ -53,22 +53,24 @@ describe('readers during an import', () => {
    * newsletters it leads to, each reduced to the generation its name ends with.
    */
   function generationsSeen(store: ContentStore): Promise<Set<string>> {
-    return store.read((snapshot) => {
+    return store.read(async (snapshot) => {
       const seen = new Set<string>();
       const note = (doc: string) => {
         const gen = /gen (\d+)/.exec(doc)?.[1];
         assert.ok(gen, `no generation in ${doc}`);
         seen.add(gen);
       };
-      const artikel = snapshot.get('artikel', '1');
+      const artikel = await snapshot.get('artikel', '1');
       assert.ok(artikel);
       note(artikel.doc);
       const doc = JSON.parse(artikel.doc) as { bereiche: number[]; anhaenge: number[] };
-      for (const record of snapshot.getMany('bereiche', doc.bereiche.map(String)).values()) note(record.doc);
-      for (const record of snapshot.getMany('anhaenge', doc.anhaenge.map(String)).values()) note(record.doc);
-      for (const { record } of snapshot.all('cityAppBereiche')) note(record.doc);
-      for (const { record } of snapshot.all('newsletter')) note(record.doc);
-      note(snapshot.get('bilder', '200')!.doc);
+      for (const record of (await snapshot.getMany('bereiche', doc.bereiche.map(String))).values())
+        note(record.doc);
+      for (const record of (await snapshot.getMany('anhaenge', doc.anhaenge.map(String))).values())
+        note(record.doc);
+      for (const { record } of await snapshot.all('cityAppBereiche')) note(record.doc);
+      for (const { record } of await snapshot.all('newsletter')) note(record.doc);
+      note((await snapshot.get('bilder', '200'))!.doc);
       return seen;
     });
   }

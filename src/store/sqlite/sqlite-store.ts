@@ -18,6 +18,7 @@ import type {
   StoredRecord,
 } from '../content-store.ts';
 import { StoreUnavailableError } from '../content-store.ts';
+import { type CacheObserver, RecordCache, type RecordSource } from '../record-cache.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 
 type Db = Database.Database;
@@ -32,6 +33,8 @@ interface RecordRow {
 }
 
 const CHUNK_BYTES = 256 * 1024;
+const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+const MAX_READ_ATTEMPTS = 5;
 
 const INSERT_RUN =
   'INSERT INTO import_runs (finished_at, outcome, content_version, detail) VALUES (?, ?, ?, ?)';
@@ -131,10 +134,17 @@ export class SqliteStore implements ContentStore {
    * readers are not blocked by writers in WAL mode, and a wait would stall every request
    * of the process, so a locked database fails fast (UNAVAILABLE) instead.
    */
+  private readonly cache: RecordCache;
+
   constructor(
     private readonly file: string,
-    options: { busyTimeoutMs?: number } = {},
+    options: { busyTimeoutMs?: number; cacheBytes?: number; cacheObserver?: CacheObserver } = {},
   ) {
+    this.cache = new RecordCache(
+      this.source,
+      options.cacheBytes ?? DEFAULT_CACHE_BYTES,
+      options.cacheObserver,
+    );
     if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     this.db = openConnection(file, options.busyTimeoutMs ?? 10_000);
     migrate(this.db);
@@ -180,25 +190,48 @@ export class SqliteStore implements ContentStore {
     return { doc: row.doc, blob };
   }
 
+  /** One statement at a time; the record cache's version check makes a read consistent. */
   private readonly snapshot: Snapshot = {
-    get: (kind, id) => {
-      const row = this.statements.get.get(kind, id);
-      return row ? this.toRecord(row) : undefined;
-    },
-    getMany: (kind, ids) => {
-      const found = new Map<string, StoredRecord>();
-      for (const id of ids) {
-        if (found.has(id)) continue;
+    get: async (kind, id) =>
+      unavailableOnIoError(() => {
         const row = this.statements.get.get(kind, id);
-        if (row) found.set(id, this.toRecord(row));
-      }
-      return found;
-    },
-    all: (kind) => this.statements.all.all(kind).map((row) => ({ id: row.id, record: this.toRecord(row) })),
+        return row ? this.toRecord(row) : undefined;
+      }),
+    getMany: async (kind, ids) =>
+      unavailableOnIoError(() => {
+        const found = new Map<string, StoredRecord>();
+        for (const id of ids) {
+          if (found.has(id)) continue;
+          const row = this.statements.get.get(kind, id);
+          if (row) found.set(id, this.toRecord(row));
+        }
+        return found;
+      }),
+    all: async (kind) =>
+      unavailableOnIoError(() =>
+        this.statements.all.all(kind).map((row) => ({ id: row.id, record: this.toRecord(row) })),
+      ),
   };
 
-  async read<T>(read: (snapshot: Snapshot) => T): Promise<T> {
-    return unavailableOnIoError(() => this.db.transaction(() => read(this.snapshot)).deferred());
+  /**
+   * better-sqlite3 transactions cannot span awaits, so a multi-statement read checks the
+   * content version before and after instead: an import bumps it in the same transaction
+   * as its data, so an unchanged version means every statement saw the same state.
+   */
+  private readonly source: RecordSource = {
+    knownVersion: () => this.contentVersion(),
+    consistent: async (read) => {
+      for (let attempt = 0; attempt < MAX_READ_ATTEMPTS; attempt++) {
+        const before = await this.contentVersion();
+        const result = await read(this.snapshot, before);
+        if ((await this.contentVersion()) === before) return result;
+      }
+      throw new StoreUnavailableError('the content kept changing while it was read');
+    },
+  };
+
+  async read<T>(read: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+    return this.cache.read(read);
   }
 
   async contentVersion(): Promise<number> {

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { RecordKind, Snapshot, StoredRecord } from './content-store.ts';
+import { RecordCache, type RecordSource } from './record-cache.ts';
+
+/** A store in memory whose content version moves when `publish` is called. */
+function fakeStore() {
+  const state = { version: 1, data: new Map<string, string>([['bereiche/1', 'v1']]), reads: 0 };
+  const snapshot: Snapshot = {
+    get: async (kind: RecordKind, id: string) => {
+      state.reads++;
+      const doc = state.data.get(`${kind}/${id}`);
+      return doc === undefined ? undefined : ({ doc } satisfies StoredRecord);
+    },
+    getMany: async () => new Map(),
+    all: async () => [],
+  };
+  const source: RecordSource = {
+    knownVersion: async () => state.version,
+    consistent: async (read) => {
+      for (;;) {
+        const before = state.version;
+        const result = await read(snapshot, before);
+        if (state.version === before) return result;
+      }
+    },
+  };
+  return {
+    state,
+    source,
+    publish(doc: string) {
+      state.version++;
+      state.data.set('bereiche/1', doc);
+    },
+  };
+}
+
+const docOf = (s: Snapshot) => s.get('bereiche', '1').then((r) => r?.doc);
+
+test('a second read of the same record is served from memory', async () => {
+  const store = fakeStore();
+  const lookups: string[] = [];
+  const cache = new RecordCache(store.source, 1 << 20, { lookup: (r) => lookups.push(r) });
+  assert.equal(await cache.read(docOf), 'v1');
+  assert.equal(await cache.read(docOf), 'v1');
+  assert.equal(store.state.reads, 1);
+  assert.deepEqual(lookups, ['miss', 'hit']);
+});
+
+test('a new content version drops what was cached', async () => {
+  const store = fakeStore();
+  const cache = new RecordCache(store.source, 1 << 20);
+  await cache.read(docOf);
+  store.publish('v2');
+  assert.equal(await cache.read(docOf), 'v2');
+});
+
+test('unknown ids are cached as unknown too', async () => {
+  const store = fakeStore();
+  const cache = new RecordCache(store.source, 1 << 20);
+  const unknown = (s: Snapshot) => s.get('bereiche', '999');
+  assert.equal(await cache.read(unknown), undefined);
+  assert.equal(await cache.read(unknown), undefined);
+  assert.equal(store.state.reads, 1);
+});
+
+test('a read an import overtook is retried and does not leave the stale record behind', async () => {
+  const store = fakeStore();
+  const cache = new RecordCache(store.source, 1 << 20);
+  let first = true;
+  const racing = async (s: Snapshot) => {
+    const doc = await docOf(s);
+    if (first) {
+      first = false;
+      store.publish('v2'); // an import commits while this read is under way
+    }
+    return doc;
+  };
+  assert.equal(await cache.read(racing), 'v2');
+  assert.equal(await cache.read(docOf), 'v2');
+});
+
+test('the cache stays within its byte bound, dropping the least recently used first', async () => {
+  const store = fakeStore();
+  for (let i = 2; i <= 50; i++) store.state.data.set(`bereiche/${i}`, 'x'.repeat(1000));
+  const cache = new RecordCache(store.source, 20_000);
+  for (let i = 2; i <= 50; i++) await cache.read((s) => s.get('bereiche', String(i)));
+  const before = store.state.reads;
+  await cache.read((s) => s.get('bereiche', '50'));
+  assert.equal(store.state.reads, before, 'the newest is still cached');
+  await cache.read((s) => s.get('bereiche', '2'));
+  assert.equal(store.state.reads, before + 1, 'the oldest was dropped');
+});

@@ -1,0 +1,143 @@
+/**
+ * Consistent, cached reads for any store. Content changes only on import, and every
+ * import bumps the content version in the same transaction as its data, so:
+ * - hot records are kept in memory, tagged with the version they belong to, and the
+ *   whole cache is dropped when the version moves on;
+ * - a read that finds everything in the cache is one version's data by construction;
+ * - a read that misses runs again inside the store's own consistent read (a transaction,
+ *   or a version check around it), and fills the cache only when that read's version is
+ *   the cache's.
+ */
+import type { RecordKind, Snapshot, StoredRecord } from './content-store.ts';
+
+/** What a store offers underneath the cache. */
+export interface RecordSource {
+  /** The content version as this process knows it now; cheap, called on every read. */
+  knownVersion(): Promise<number>;
+  /**
+   * Runs `read` against one consistent state and resolves with what the last attempt
+   * returned; `version` is the content version that state belongs to. A store may run
+   * `read` more than once (a retry after an import committed in between).
+   */
+  consistent<T>(read: (snapshot: Snapshot, version: number) => Promise<T>): Promise<T>;
+}
+
+export interface CacheObserver {
+  lookup(result: 'hit' | 'miss'): void;
+}
+
+type Entry = StoredRecord | undefined | ReadonlyArray<{ id: string; record: StoredRecord }>;
+
+class Miss extends Error {}
+
+function sizeOf(entry: Entry): number {
+  if (entry === undefined) return 64;
+  if (Array.isArray(entry)) return entry.reduce((n, e) => n + sizeOf(e.record), 64);
+  const record = entry as StoredRecord;
+  return 64 + record.doc.length * 2 + (record.blob?.bytes?.byteLength ?? 0);
+}
+
+export class RecordCache {
+  private version = -1;
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+
+  constructor(
+    private readonly source: RecordSource,
+    private readonly maxBytes: number,
+    private readonly observer?: CacheObserver,
+  ) {}
+
+  private reset(version: number): void {
+    this.entries.clear();
+    this.bytes = 0;
+    this.version = version;
+  }
+
+  private remember(key: string, entry: Entry): void {
+    const size = sizeOf(entry);
+    if (size > this.maxBytes / 8) return; // one huge record must not flush everything else
+    this.entries.set(key, entry);
+    this.bytes += size;
+    // Least recently used first out: a Map iterates in insertion order and hits re-insert.
+    for (const [oldest, value] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= sizeOf(value);
+    }
+  }
+
+  private hit(key: string): Entry | typeof Miss {
+    if (!this.entries.has(key)) return Miss;
+    const entry = this.entries.get(key);
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  /** A snapshot served from the cache alone; any miss aborts it. */
+  private readonly cached: Snapshot = {
+    get: async (kind, id) => {
+      const entry = this.hit(`${kind}\u0000${id}`);
+      if (entry === Miss) throw new Miss();
+      return entry as StoredRecord | undefined;
+    },
+    getMany: async (kind, ids) => {
+      const found = new Map<string, StoredRecord>();
+      for (const id of ids) {
+        const entry = this.hit(`${kind}\u0000${id}`);
+        if (entry === Miss) throw new Miss();
+        if (entry) found.set(id, entry as StoredRecord);
+      }
+      return found;
+    },
+    all: async (kind) => {
+      const entry = this.hit(`${kind}\u0000*`);
+      if (entry === Miss) throw new Miss();
+      return [...(entry as ReadonlyArray<{ id: string; record: StoredRecord }>)];
+    },
+  };
+
+  /** Wraps the store's own snapshot, noting what it reads for the cache. */
+  private recording(snapshot: Snapshot, pending: Array<[string, Entry]>): Snapshot {
+    return {
+      get: async (kind, id) => {
+        const record = await snapshot.get(kind, id);
+        pending.push([`${kind}\u0000${id}`, record]);
+        return record;
+      },
+      getMany: async (kind, ids) => {
+        const found = await snapshot.getMany(kind, ids);
+        for (const id of ids) pending.push([`${kind}\u0000${id}`, found.get(id)]);
+        return found;
+      },
+      all: async (kind: RecordKind) => {
+        const list = await snapshot.all(kind);
+        pending.push([`${kind}\u0000*`, list]);
+        return list;
+      },
+    };
+  }
+
+  async read<T>(read: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+    const known = await this.source.knownVersion();
+    if (known !== this.version) this.reset(known);
+    try {
+      const result = await read(this.cached);
+      this.observer?.lookup('hit');
+      return result;
+    } catch (error) {
+      if (!(error instanceof Miss)) throw error;
+    }
+    this.observer?.lookup('miss');
+    const done = await this.source.consistent(async (snapshot, version) => {
+      const pending: Array<[string, Entry]> = [];
+      const result = await read(this.recording(snapshot, pending));
+      return { result, version, pending };
+    });
+    // Only what a read that the store vouches for as one version saw goes into the cache.
+    if (done.version > this.version) this.reset(done.version);
+    if (done.version === this.version) for (const [key, entry] of done.pending) this.remember(key, entry);
+    return done.result;
+  }
+}
