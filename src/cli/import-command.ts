@@ -3,16 +3,18 @@ import { BundleError } from '../store/bundle/validate.ts';
 import { RECORD_KINDS } from '../store/content-store.ts';
 import { type ImportProgress, type ImportSummary, importFolder } from '../store/import.ts';
 import { openStore } from '../store/open-store.ts';
+import { redactLocation } from '../store/postgres/location.ts';
 import { DB_OPTION, parseCommand, UsageError } from './usage.ts';
 
-const HELP = `Usage: scoop import <bundle-dir> [--db PATH]
+const HELP = `Usage: scoop import <bundle-dir> [--db PATH|URL]
 
 Loads a content bundle (scoop-bundle/1, see docs/bundle-format.md) into the store, all
 or nothing. Prints what changed per record kind. Exit code 1 when the bundle is refused,
 with the record and field named.
 
 Options:
-  --db PATH   SQLite file (default ./data/scoop.db, or SCOOP_DB)`;
+  --db PATH|URL   SQLite file or postgres://user@host:5432/db[?schema=NAME]
+                  (default ./data/scoop.db, or SCOOP_DB)`;
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1_048_576).toFixed(1)} MB`;
@@ -61,7 +63,9 @@ export async function importCommand(args: string[]): Promise<number> {
   const db = databaseSetting(parsed.values, process.env);
   try {
     const summary = await runImport(parsed.positionals[0]!, db, process.stderr.isTTY === true);
-    process.stdout.write(`Imported ${parsed.positionals[0]} into ${db}:\n${formatSummary(summary)}\n`);
+    process.stdout.write(
+      `Imported ${parsed.positionals[0]} into ${redactLocation(db)}:\n${formatSummary(summary)}\n`,
+    );
     return 0;
   } catch (error) {
     if (error instanceof BundleError) {

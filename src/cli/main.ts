@@ -1,5 +1,7 @@
 /** `scoop <command>`: thin over the core; parses argv, prints, sets the exit code. */
+import { StoreLocationError, StoreUnavailableError } from '../store/content-store.ts';
 import { importCommand } from './import-command.ts';
+import { migrateCommand } from './migrate-command.ts';
 import { serveCommand } from './serve-command.ts';
 import { tokenCommand } from './token-command.ts';
 import { UsageError } from './usage.ts';
@@ -11,6 +13,7 @@ Commands:
   import <bundle>    Load a content bundle into the store
   token create|list|revoke
                      Manage the tokens scoop.asmx operations require
+  migrate            Bring the store's schema to the latest version
 
 Run "scoop <command> --help" for the options of a command.`;
 
@@ -18,6 +21,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   serve: serveCommand,
   import: importCommand,
   token: tokenCommand,
+  migrate: migrateCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -34,9 +38,14 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await command(rest);
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof StoreLocationError) {
       process.stderr.write(`scoop ${name}: ${error.message}\n`);
       return 2;
+    }
+    // A database that is down or refuses us is an operator's problem, not a crash: one line.
+    if (error instanceof StoreUnavailableError) {
+      process.stderr.write(`scoop ${name}: ${error.message}\n`);
+      return 1;
     }
     throw error;
   }

@@ -4,11 +4,13 @@ import { openStore } from '../store/open-store.ts';
 import { DB_OPTION, parseCommand, UsageError } from './usage.ts';
 
 const HELP = `Usage:
-  scoop token create [--label LABEL] [--db PATH]   print a new token (a GUID) alone on stdout
-  scoop token list [--db PATH]                     label, created, last used, revoked (never the token)
-  scoop token revoke <token> [--db PATH]           revoke a token at once
+  scoop token create [--label LABEL] [--db PATH|URL]   print a new token (a GUID) alone on stdout
+  scoop token list [--db PATH|URL]                     label, created, last used, revoked (never the token)
+  scoop token revoke <token> [--db PATH|URL]           revoke a token at once
 
-Only a SHA-256 hash of each token is stored; a token is shown once, when created.`;
+--db (or SCOOP_DB) is a SQLite file (default ./data/scoop.db) or a
+postgres://user@host:5432/db[?schema=NAME] URL. Only a SHA-256 hash of each token is
+stored; a token is shown once, when created.`;
 
 /** How many arguments each action takes. */
 const ARITY: ReadonlyMap<string, number> = new Map([

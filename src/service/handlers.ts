@@ -32,6 +32,8 @@ export interface ServiceContext {
   readonly options: ServiceOptions;
   /** getBild's resizing: queue, variant cache, sharp. */
   readonly images: ImageService;
+  /** Tells the caller the answer stops being right at `at` (ms), e.g. when an article's window ends. */
+  readonly expires?: (at: number) => void;
 }
 
 export type Result = Readonly<Record<string, unknown>>;
@@ -90,11 +92,14 @@ async function artikelDetails(
   snapshot: Snapshot,
   id: number,
   now: number,
+  expires: ((at: number) => void) | undefined,
 ): Promise<ArtikelDetails | undefined> {
   const record = await snapshot.get('artikel', String(id));
   if (!record) return undefined;
   const doc = parse<ArtikelDoc>(record);
   if (!isPublished(doc, now)) return undefined;
+  // Published until its window closes: an answer kept for later must not outlive that.
+  if (doc.sichtbarBis !== null) expires?.(doc.sichtbarBis + 1);
   return {
     text: doc.text,
     bereiche: await resolve(snapshot, 'bereiche', doc.bereiche, parse<Bereich>),
@@ -121,9 +126,9 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
     return { anhangVorhanden: exists };
   },
 
-  async getArtikelDetails(args, { store, now }) {
+  async getArtikelDetails(args, { store, now, expires }) {
     const id = args.artikelID as number;
-    const details = await store.read((s) => artikelDetails(s, id, now()));
+    const details = await store.read((s) => artikelDetails(s, id, now(), expires));
     if (!details) throw unknownId('artikelID', id);
     return { artikelDetails: details };
   },

@@ -57,13 +57,40 @@ export interface ImportRun {
 export interface ContentStore extends TokenStore {
   /** Runs `read` against one consistent state of the store (one content version). */
   read<T>(read: (snapshot: Snapshot) => Promise<T>): Promise<T>;
+  /**
+   * The content version as this process knows it now: cheap enough for every request, and
+   * at most a moment behind the store (caches are keyed by it; reads stay consistent).
+   */
+  knownVersion(): Promise<number>;
   /** Increases with every successful import. */
   contentVersion(): Promise<number>;
   /** How many imports were committed, and the last one. */
   importRuns(): Promise<{ committed: number; last: ImportRun | undefined }>;
   /** Runs an import in one write transaction: all of it is committed, or none. */
   importTransaction<T>(work: (tx: ImportTransaction) => Promise<T>): Promise<T>;
+  /** Applies the schema migrations not yet applied; returns their versions (none when up to date). */
+  migrate(): Promise<number[]>;
+  /** For readiness: rejects with StoreUnavailableError when the store cannot be reached. */
+  health(): Promise<StoreHealth>;
   close(): Promise<void>;
+}
+
+/** The store answers; whether its schema has every migration this build knows. */
+export interface StoreHealth {
+  /** How many of this build's migrations are applied, counting from the first. */
+  readonly schemaVersion: number;
+  /** How many migrations this build knows: the store is migrated when schemaVersion reaches it. */
+  readonly latestSchemaVersion: number;
+  /** Undefined while the schema is not migrated. */
+  readonly contentVersion?: number;
+}
+
+/** The schema version the applied migrations amount to: 1, 2, … without a gap. */
+export function schemaVersionOf(applied: Iterable<number>): number {
+  const versions = new Set(applied);
+  let version = 0;
+  while (versions.has(version + 1)) version++;
+  return version;
 }
 
 export interface ImportTransaction {
@@ -91,5 +118,13 @@ export class StoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StoreUnavailableError';
+  }
+}
+
+/** A `--db` / `SCOOP_DB` value that names no store scoop can open (a bad URL or parameter). */
+export class StoreLocationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreLocationError';
   }
 }

@@ -1,11 +1,12 @@
 /**
  * bundle-format.md, the rules decided against the store: upsert and loeschen, replace,
- * references, all or nothing, the summary, and e-mail keys.
+ * references, all or nothing, the summary, and e-mail keys. Every rule runs against each
+ * database (test/support/databases.ts).
  */
 import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, test } from 'node:test';
+import { afterEach, describe, test } from 'node:test';
 import {
   assertRefused,
   bundleJson,
@@ -14,13 +15,13 @@ import {
   pattern,
   scratch,
 } from '../../test/support/bundles.ts';
-import { databaseFileHash, dumpDatabase } from '../../test/support/sqlite.ts';
+import { DATABASES, SQLITE, type TestDatabase, type TestStore } from '../../test/support/databases.ts';
+import { databaseFileHash } from '../../test/support/sqlite.ts';
 import { emailKey } from './bundle/bundle.ts';
 import { readBundle } from './bundle/read-bundle.ts';
 import { BundleError } from './bundle/validate.ts';
 import { type ContentStore, RECORD_KINDS, type RecordKind } from './content-store.ts';
 import { type ImportSummary, importBundle, type KindSummary } from './import.ts';
-import type { SqliteStore } from './sqlite/sqlite-store.ts';
 
 const s = scratch();
 
@@ -43,13 +44,12 @@ async function ids(store: ContentStore, kind: RecordKind): Promise<string[]> {
   return store.read(async (snapshot) => (await snapshot.all(kind)).map((r) => r.id));
 }
 
-/** A store holding generation 1 (one record of every kind). */
-async function storeWithGeneration1(): Promise<{ store: SqliteStore; file: string }> {
-  const file = s.dbPath();
-  const store = s.store(file);
+/** A store of `db` holding generation 1 (one record of every kind). */
+async function storeWithGeneration1Of(db: TestDatabase): Promise<{ store: ContentStore; opened: TestStore }> {
+  const opened = await s.open(db);
   const { json, files } = generation(1);
-  await importFolder(store, s.bundle(json, files));
-  return { store, file };
+  await importFolder(opened.store, s.bundle(json, files));
+  return { store: opened.store, opened };
 }
 
 function upsert(entries: Record<string, unknown>, files?: Record<string, string | Uint8Array>): string {
@@ -82,384 +82,411 @@ const k = (added: number, changed: number, unchanged: number, removed: number): 
   removed,
 });
 
-describe('upsert', () => {
-  test('upsert inserts new records and replaces existing ones by id; the rest stays', async () => {
-    const { store } = await storeWithGeneration1();
-    const summary = await importFolder(
-      store,
-      upsert({
-        bereiche: [
-          { bereichID: 1, name: 'neu' },
-          { bereichID: 3, name: 'dazu' },
-        ],
-      }),
-    );
-    const after = await contents(store);
-    assert.deepEqual(after.bereiche, {
-      1: { bereichID: 1, name: 'neu' },
-      2: { bereichID: 2, name: 'Kultur gen 1' },
-      3: { bereichID: 3, name: 'dazu' },
-    });
-    assert.deepEqual(Object.keys(after.artikel), ['1']);
-    assert.deepEqual(counts(summary), { bereiche: k(1, 1, 0, 0) });
-  });
+for (const db of DATABASES) describe(db.name, () => storeRules(db));
 
-  test('a replaced record is replaced whole: fields it no longer has are gone', async () => {
-    const { store } = await storeWithGeneration1();
-    await importFolder(store, upsert({ artikel: [{ artikelID: 1, bereiche: [2] }] }));
-    const artikel = (await contents(store)).artikel['1']!;
-    assert.equal(artikel.text, null);
-    assert.deepEqual(artikel.links, []);
-    assert.deepEqual(artikel.anhaenge, []);
-  });
+function storeRules(db: TestDatabase): void {
+  const { test } = db;
+  const newStore = async () => (await s.open(db)).store;
+  const storeWithGeneration1 = () => storeWithGeneration1Of(db);
+  afterEach(() => s.closeStores());
 
-  test('upsert then removes what loeschen names (after writing, so loeschen wins)', async () => {
-    const { store } = await storeWithGeneration1();
-    const summary = await importFolder(
-      store,
-      upsert({
-        bereiche: [{ bereichID: 5, name: 'kurz' }],
-        loeschen: { artikel: [1], bilder: [200], bereiche: [5, 999], newsletter: [], abonnements: [] },
-      }),
-    );
-    assert.deepEqual(await ids(store, 'artikel'), []);
-    assert.deepEqual(await ids(store, 'bilder'), []);
-    assert.deepEqual(await ids(store, 'bereiche'), ['1', '2']);
-    assert.deepEqual(counts(summary), {
-      bereiche: k(1, 0, 0, 1),
-      bilder: k(0, 0, 0, 1),
-      artikel: k(0, 0, 0, 1),
-    });
-  });
-
-  test('loeschen.abonnements names e-mail addresses, matched case-insensitively', async () => {
-    const store = s.store();
-    await importFolder(
-      store,
-      upsert({
-        newsletter: [{ newsletterID: 1 }],
-        abonnements: [
-          { email: 'Jörg.Müller@Example.org', newsletterIDs: [1] },
-          { email: 'Zoë@example.org', newsletterIDs: [1] },
-          { email: 'bleibt@example.org', newsletterIDs: [1] },
-        ],
-      }),
-    );
-    // Upper-case umlaut, and Zoë written decomposed (e + U+0308).
-    const summary = await importFolder(
-      store,
-      upsert({ loeschen: { abonnements: ['  JÖRG.MÜLLER@EXAMPLE.ORG ', 'ZOE\u0308@EXAMPLE.ORG'] } }),
-    );
-    assert.deepEqual(await ids(store, 'abonnements'), ['bleibt@example.org']);
-    assert.equal(summary.kinds.abonnements.removed, 2);
-  });
-
-  test('an abonnement given again under another spelling replaces the first', async () => {
-    const store = s.store();
-    await importFolder(
-      store,
-      upsert({
-        newsletter: [{ newsletterID: 1 }, { newsletterID: 2 }],
-        abonnements: [{ email: 'A@b.de', newsletterIDs: [1] }],
-      }),
-    );
-    const summary = await importFolder(
-      store,
-      upsert({ abonnements: [{ email: 'a@B.DE', newsletterIDs: [2] }] }),
-    );
-    assert.deepEqual(await contents(store).then((c) => c.abonnements), {
-      'a@b.de': { email: 'a@B.DE', newsletterIDs: [2] },
-    });
-    assert.deepEqual(counts(summary), { abonnements: k(0, 1, 0, 0) });
-  });
-});
-
-describe('replace', () => {
-  test('replace removes whatever the bundle does not hold, in every kind, including lists it omits', async () => {
-    const { store } = await storeWithGeneration1();
-    const summary = await importFolder(
-      store,
-      s.bundle(
-        bundleJson({ mode: 'replace', bereiche: [{ bereichID: 2, name: 'Kultur gen 1' }, { bereichID: 9 }] }),
-      ),
-    );
-    const after = await contents(store);
-    assert.deepEqual(Object.keys(after.bereiche), ['2', '9']);
-    for (const kind of RECORD_KINDS.filter((kind) => kind !== 'bereiche')) {
-      assert.deepEqual(after[kind], {}, kind);
-    }
-    assert.deepEqual(counts(summary), {
-      bereiche: k(1, 0, 1, 1),
-      cityAppBereiche: k(0, 0, 0, 1),
-      anhaenge: k(0, 0, 0, 1),
-      bilder: k(0, 0, 0, 1),
-      artikel: k(0, 0, 0, 1),
-      newsletter: k(0, 0, 0, 2),
-      abonnements: k(0, 0, 0, 1),
-    });
-  });
-
-  test('an empty replace bundle empties the store', async () => {
-    const { store } = await storeWithGeneration1();
-    await importFolder(store, s.bundle(bundleJson({ mode: 'replace' })));
-    for (const [kind, records] of Object.entries(await contents(store))) assert.deepEqual(records, {}, kind);
-  });
-});
-
-describe('references', () => {
-  const fields = [
-    ['bereiche', { bereiche: [{ bereichID: 4 }] }],
-    ['cityAppBereiche', { cityAppBereiche: [{ cityAppBereichID: 4 }] }],
-    ['anhaenge', { anhaenge: [{ anhangID: 4, file: 'a.txt' }] }],
-  ] as const;
-
-  for (const [field, target] of fields) {
-    test(`artikel.${field} must exist in the store or the bundle`, async () => {
-      const store = s.store();
-      // In the same bundle: accepted.
-      await importFolder(
+  describe('upsert', () => {
+    test('upsert inserts new records and replaces existing ones by id; the rest stays', async () => {
+      const { store } = await storeWithGeneration1();
+      const summary = await importFolder(
         store,
-        upsert({ ...target, artikel: [{ artikelID: 1, [field]: [4] }] }, { 'a.txt': 'x' }),
-      );
-      // Only in the store: accepted.
-      await importFolder(store, upsert({ artikel: [{ artikelID: 2, [field]: [4] }] }));
-      // Neither: refused, naming the article and the field.
-      await refusedImport(
-        store,
-        upsert({ artikel: [{ artikelID: 2 }, { artikelID: 3, [field]: [4, 5] }] }),
-        `artikel[1] (artikelID 3).${field}`,
-        new RegExp(`${field} 5 is neither in the store nor in the bundle`),
-      );
-      assert.deepEqual(await ids(store, 'artikel'), ['1', '2']);
-    });
-
-    test(`removing via loeschen ${field} an existing article still uses is refused`, async () => {
-      const store = s.store();
-      await importFolder(
-        store,
-        upsert({ ...target, artikel: [{ artikelID: 1, [field]: [4] }] }, { 'a.txt': 'x' }),
-      );
-      await refusedImport(
-        store,
-        upsert({ loeschen: { [field]: [4] } }),
-        `loeschen.${field}`,
-        new RegExp(`${field} 4, which artikel 1 .*still uses`),
-      );
-      assert.deepEqual(await ids(store, field), ['4']);
-      // Removing the article with it is fine.
-      await importFolder(store, upsert({ loeschen: { [field]: [4], artikel: [1] } }));
-      assert.deepEqual(await ids(store, field), []);
-    });
-  }
-
-  test('removing via replace a record a kept article still uses is refused', async () => {
-    const { store } = await storeWithGeneration1();
-    const { json, files } = generation(1, { bereiche: [{ bereichID: 2, name: 'Kultur gen 1' }] });
-    await refusedImport(
-      store,
-      s.bundle(json, files),
-      'artikel[0] (artikelID 1).bereiche',
-      /bereiche 1 is neither/,
-    );
-    assert.deepEqual(await ids(store, 'bereiche'), ['1', '2']);
-  });
-
-  test('abonnements.newsletterIDs must exist', async () => {
-    const store = s.store();
-    await importFolder(store, upsert({ newsletter: [{ newsletterID: 1 }] }));
-    await refusedImport(
-      store,
-      upsert({ abonnements: [{ email: 'Leser@example.org', newsletterIDs: [1, 2] }] }),
-      'abonnements[0] (Leser@example.org).newsletterIDs',
-      /newsletter 2 is neither/,
-    );
-    await importFolder(store, upsert({ abonnements: [{ email: 'Leser@example.org', newsletterIDs: [1] }] }));
-    // Removing a newsletter a stored subscription still uses is refused too.
-    await refusedImport(
-      store,
-      upsert({ loeschen: { newsletter: [1] } }),
-      'loeschen.newsletter',
-      /removes newsletter 1, which the subscription of leser@example\.org \(not in the bundle\) still uses/,
-    );
-    assert.deepEqual(await ids(store, 'newsletter'), ['1']);
-  });
-});
-
-describe('all or nothing', () => {
-  /** Imports `folder` (expecting a refusal) and proves the store file is exactly as before. */
-  async function assertChangesNothing(
-    store: SqliteStore,
-    file: string,
-    attempt: () => Promise<unknown>,
-    where: string,
-  ): Promise<void> {
-    const versionBefore = await store.contentVersion();
-    const dumpBefore = dumpDatabase(file);
-    const hashBefore = databaseFileHash(file);
-    await assert.rejects(attempt(), (error: unknown) => {
-      assert.ok(error instanceof BundleError, String(error));
-      assert.ok(error.message.startsWith(`${where}: `), error.message);
-      return true;
-    });
-    assert.deepEqual(dumpDatabase(file), dumpBefore);
-    assert.equal(databaseFileHash(file), hashBefore);
-    assert.equal(await store.contentVersion(), versionBefore);
-  }
-
-  test('a bundle refused in validation changes nothing', async () => {
-    const { store, file } = await storeWithGeneration1();
-    const { json, files } = generation(2);
-    const folder = s.bundle(json, { ...files, 'files/gross.bin': pattern(600_000) });
-    const bundle = JSON.parse(JSON.stringify(json)) as { anhaenge: Array<Record<string, unknown>> };
-    bundle.anhaenge.push({ anhangID: 101, file: 'files/gross.bin', size: 600_000 });
-    const bad = s.bundle(bundle, { ...files, 'files/gross.bin': pattern(600_000) });
-    await assertChangesNothing(
-      store,
-      file,
-      () => importFolder(store, bad),
-      'anhaenge[1] (anhangID 101).size',
-    );
-    // The same bundle without the error goes in.
-    await importFolder(store, folder);
-    assert.equal(await store.contentVersion(), 2);
-  });
-
-  test('a bundle refused by the reference check inside the transaction changes nothing', async () => {
-    const { store, file } = await storeWithGeneration1();
-    // Everything is written first (new blobs of several chunks, every kind), then the last
-    // article's dangling reference is found.
-    const { json, files } = generation(2, {
-      anhaenge: [
-        { anhangID: 100, file: 'files/satzung.txt' },
-        { anhangID: 101, file: 'files/gross.bin' },
-      ],
-      artikel: [
-        { artikelID: 1, bereiche: [1], anhaenge: [100, 101] },
-        { artikelID: 2, bereiche: [1, 77] },
-      ],
-    });
-    const folder = s.bundle(json, { ...files, 'files/gross.bin': pattern(3_000_000, 7) });
-    await assertChangesNothing(
-      store,
-      file,
-      () => importFolder(store, folder),
-      'artikel[1] (artikelID 2).bereiche',
-    );
-  });
-
-  test('a bundle refused for removing what an article uses changes nothing', async () => {
-    const { store, file } = await storeWithGeneration1();
-    const folder = upsert({
-      bereiche: [{ bereichID: 3 }],
-      loeschen: { cityAppBereiche: [10], bilder: [200] },
-    });
-    await assertChangesNothing(store, file, () => importFolder(store, folder), 'loeschen.cityAppBereiche');
-  });
-
-  test('a file that changes while it is imported is refused and changes nothing', async () => {
-    const { store, file } = await storeWithGeneration1();
-    const folder = upsert(
-      { anhaenge: [{ anhangID: 300, file: 'gross.bin' }] },
-      { 'gross.bin': pattern(2_000_000, 3) },
-    );
-    const bundle = await readBundle(folder);
-    let touched = false;
-    await assertChangesNothing(
-      store,
-      file,
-      () =>
-        importBundle(store, bundle, {
-          onProgress: (p) => {
-            if (p.bytes > 0 && !touched) {
-              touched = true;
-              appendFileSync(path.join(folder, 'gross.bin'), 'mehr');
-            }
-          },
+        upsert({
+          bereiche: [
+            { bereichID: 1, name: 'neu' },
+            { bereichID: 3, name: 'dazu' },
+          ],
         }),
-      'gross.bin',
-    );
-    assert.ok(touched);
+      );
+      const after = await contents(store);
+      assert.deepEqual(after.bereiche, {
+        1: { bereichID: 1, name: 'neu' },
+        2: { bereichID: 2, name: 'Kultur gen 1' },
+        3: { bereichID: 3, name: 'dazu' },
+      });
+      assert.deepEqual(Object.keys(after.artikel), ['1']);
+      assert.deepEqual(counts(summary), { bereiche: k(1, 1, 0, 0) });
+    });
+
+    test('a replaced record is replaced whole: fields it no longer has are gone', async () => {
+      const { store } = await storeWithGeneration1();
+      await importFolder(store, upsert({ artikel: [{ artikelID: 1, bereiche: [2] }] }));
+      const artikel = (await contents(store)).artikel['1']!;
+      assert.equal(artikel.text, null);
+      assert.deepEqual(artikel.links, []);
+      assert.deepEqual(artikel.anhaenge, []);
+    });
+
+    test('upsert then removes what loeschen names (after writing, so loeschen wins)', async () => {
+      const { store } = await storeWithGeneration1();
+      const summary = await importFolder(
+        store,
+        upsert({
+          bereiche: [{ bereichID: 5, name: 'kurz' }],
+          loeschen: { artikel: [1], bilder: [200], bereiche: [5, 999], newsletter: [], abonnements: [] },
+        }),
+      );
+      assert.deepEqual(await ids(store, 'artikel'), []);
+      assert.deepEqual(await ids(store, 'bilder'), []);
+      assert.deepEqual(await ids(store, 'bereiche'), ['1', '2']);
+      assert.deepEqual(counts(summary), {
+        bereiche: k(1, 0, 0, 1),
+        bilder: k(0, 0, 0, 1),
+        artikel: k(0, 0, 0, 1),
+      });
+    });
+
+    test('loeschen.abonnements names e-mail addresses, matched case-insensitively', async () => {
+      const store = await newStore();
+      await importFolder(
+        store,
+        upsert({
+          newsletter: [{ newsletterID: 1 }],
+          abonnements: [
+            { email: 'Jörg.Müller@Example.org', newsletterIDs: [1] },
+            { email: 'Zoë@example.org', newsletterIDs: [1] },
+            { email: 'bleibt@example.org', newsletterIDs: [1] },
+          ],
+        }),
+      );
+      // Upper-case umlaut, and Zoë written decomposed (e + U+0308).
+      const summary = await importFolder(
+        store,
+        upsert({ loeschen: { abonnements: ['  JÖRG.MÜLLER@EXAMPLE.ORG ', 'ZOE\u0308@EXAMPLE.ORG'] } }),
+      );
+      assert.deepEqual(await ids(store, 'abonnements'), ['bleibt@example.org']);
+      assert.equal(summary.kinds.abonnements.removed, 2);
+    });
+
+    test('an abonnement given again under another spelling replaces the first', async () => {
+      const store = await newStore();
+      await importFolder(
+        store,
+        upsert({
+          newsletter: [{ newsletterID: 1 }, { newsletterID: 2 }],
+          abonnements: [{ email: 'A@b.de', newsletterIDs: [1] }],
+        }),
+      );
+      const summary = await importFolder(
+        store,
+        upsert({ abonnements: [{ email: 'a@B.DE', newsletterIDs: [2] }] }),
+      );
+      assert.deepEqual(await contents(store).then((c) => c.abonnements), {
+        'a@b.de': { email: 'a@B.DE', newsletterIDs: [2] },
+      });
+      assert.deepEqual(counts(summary), { abonnements: k(0, 1, 0, 0) });
+    });
   });
-});
 
-describe('summary and content version', () => {
-  test('the summary counts added, changed, unchanged and removed per kind', async () => {
-    const store = s.store();
-    const first = generation(1);
-    const one = await importFolder(store, s.bundle(first.json, first.files));
-    assert.deepEqual(counts(one), {
-      bereiche: k(2, 0, 0, 0),
-      cityAppBereiche: k(1, 0, 0, 0),
-      anhaenge: k(1, 0, 0, 0),
-      bilder: k(1, 0, 0, 0),
-      artikel: k(1, 0, 0, 0),
-      newsletter: k(2, 0, 0, 0),
-      abonnements: k(1, 0, 0, 0),
+  describe('replace', () => {
+    test('replace removes whatever the bundle does not hold, in every kind, including lists it omits', async () => {
+      const { store } = await storeWithGeneration1();
+      const summary = await importFolder(
+        store,
+        s.bundle(
+          bundleJson({
+            mode: 'replace',
+            bereiche: [{ bereichID: 2, name: 'Kultur gen 1' }, { bereichID: 9 }],
+          }),
+        ),
+      );
+      const after = await contents(store);
+      assert.deepEqual(Object.keys(after.bereiche), ['2', '9']);
+      for (const kind of RECORD_KINDS.filter((kind) => kind !== 'bereiche')) {
+        assert.deepEqual(after[kind], {}, kind);
+      }
+      assert.deepEqual(counts(summary), {
+        bereiche: k(1, 0, 1, 1),
+        cityAppBereiche: k(0, 0, 0, 1),
+        anhaenge: k(0, 0, 0, 1),
+        bilder: k(0, 0, 0, 1),
+        artikel: k(0, 0, 0, 1),
+        newsletter: k(0, 0, 0, 2),
+        abonnements: k(0, 0, 0, 1),
+      });
     });
-    assert.equal(one.blobsStored, 2);
-    assert.equal(one.bytesStored, Buffer.byteLength('Satzung, Fassung 1\n') + 1000);
 
-    // Generation 2 renames everything; newsletter 2 goes, 3 comes; bereich 2 is kept as it was.
-    const second = generation(2, {
-      bereiche: [
-        { bereichID: 1, name: 'Rathaus gen 2' },
-        { bereichID: 2, name: 'Kultur gen 1' },
-      ],
-      newsletter: [
-        { newsletterID: 1, name: 'Amtsblatt gen 2', oeffentlich: true },
-        { newsletterID: 3, name: 'Neu gen 2' },
-      ],
-      abonnements: [{ email: 'leser@example.org', newsletterIDs: [1, 3] }],
-    });
-    const two = await importFolder(store, s.bundle(second.json, second.files));
-    assert.deepEqual(counts(two), {
-      bereiche: k(0, 1, 1, 0),
-      cityAppBereiche: k(0, 1, 0, 0),
-      anhaenge: k(0, 1, 0, 0),
-      bilder: k(0, 1, 0, 0),
-      artikel: k(0, 1, 0, 0),
-      newsletter: k(1, 1, 0, 1),
-      abonnements: k(0, 1, 0, 0),
+    test('an empty replace bundle empties the store', async () => {
+      const { store } = await storeWithGeneration1();
+      await importFolder(store, s.bundle(bundleJson({ mode: 'replace' })));
+      for (const [kind, records] of Object.entries(await contents(store)))
+        assert.deepEqual(records, {}, kind);
     });
   });
 
-  test('re-importing the same bundle gives all unchanged; the content version still increments', async () => {
-    const store = s.store();
-    assert.equal(await store.contentVersion(), 0);
-    const { json, files } = generation(1);
-    const folder = s.bundle(json, files);
-    const first = await importFolder(store, folder);
-    assert.equal(first.contentVersion, 1);
-    const again = await importFolder(store, folder);
-    assert.equal(again.contentVersion, 2);
-    assert.equal(await store.contentVersion(), 2);
-    assert.equal(again.blobsStored, 0);
-    for (const kind of RECORD_KINDS) {
-      const added = first.kinds[kind].added;
-      assert.ok(added > 0, kind);
-      assert.deepEqual(again.kinds[kind], k(0, 0, added, 0), kind);
+  describe('references', () => {
+    const fields = [
+      ['bereiche', { bereiche: [{ bereichID: 4 }] }],
+      ['cityAppBereiche', { cityAppBereiche: [{ cityAppBereichID: 4 }] }],
+      ['anhaenge', { anhaenge: [{ anhangID: 4, file: 'a.txt' }] }],
+    ] as const;
+
+    for (const [field, target] of fields) {
+      test(`artikel.${field} must exist in the store or the bundle`, async () => {
+        const store = await newStore();
+        // In the same bundle: accepted.
+        await importFolder(
+          store,
+          upsert({ ...target, artikel: [{ artikelID: 1, [field]: [4] }] }, { 'a.txt': 'x' }),
+        );
+        // Only in the store: accepted.
+        await importFolder(store, upsert({ artikel: [{ artikelID: 2, [field]: [4] }] }));
+        // Neither: refused, naming the article and the field.
+        await refusedImport(
+          store,
+          upsert({ artikel: [{ artikelID: 2 }, { artikelID: 3, [field]: [4, 5] }] }),
+          `artikel[1] (artikelID 3).${field}`,
+          new RegExp(`${field} 5 is neither in the store nor in the bundle`),
+        );
+        assert.deepEqual(await ids(store, 'artikel'), ['1', '2']);
+      });
+
+      test(`removing via loeschen ${field} an existing article still uses is refused`, async () => {
+        const store = await newStore();
+        await importFolder(
+          store,
+          upsert({ ...target, artikel: [{ artikelID: 1, [field]: [4] }] }, { 'a.txt': 'x' }),
+        );
+        await refusedImport(
+          store,
+          upsert({ loeschen: { [field]: [4] } }),
+          `loeschen.${field}`,
+          new RegExp(`${field} 4, which artikel 1 .*still uses`),
+        );
+        assert.deepEqual(await ids(store, field), ['4']);
+        // Removing the article with it is fine.
+        await importFolder(store, upsert({ loeschen: { [field]: [4], artikel: [1] } }));
+        assert.deepEqual(await ids(store, field), []);
+      });
     }
+
+    test('removing via replace a record a kept article still uses is refused', async () => {
+      const { store } = await storeWithGeneration1();
+      const { json, files } = generation(1, { bereiche: [{ bereichID: 2, name: 'Kultur gen 1' }] });
+      await refusedImport(
+        store,
+        s.bundle(json, files),
+        'artikel[0] (artikelID 1).bereiche',
+        /bereiche 1 is neither/,
+      );
+      assert.deepEqual(await ids(store, 'bereiche'), ['1', '2']);
+    });
+
+    test('abonnements.newsletterIDs must exist', async () => {
+      const store = await newStore();
+      await importFolder(store, upsert({ newsletter: [{ newsletterID: 1 }] }));
+      await refusedImport(
+        store,
+        upsert({ abonnements: [{ email: 'Leser@example.org', newsletterIDs: [1, 2] }] }),
+        'abonnements[0] (Leser@example.org).newsletterIDs',
+        /newsletter 2 is neither/,
+      );
+      await importFolder(
+        store,
+        upsert({ abonnements: [{ email: 'Leser@example.org', newsletterIDs: [1] }] }),
+      );
+      // Removing a newsletter a stored subscription still uses is refused too.
+      await refusedImport(
+        store,
+        upsert({ loeschen: { newsletter: [1] } }),
+        'loeschen.newsletter',
+        /removes newsletter 1, which the subscription of leser@example\.org \(not in the bundle\) still uses/,
+      );
+      assert.deepEqual(await ids(store, 'newsletter'), ['1']);
+    });
   });
 
-  test('a record whose file alone changed counts as changed', async () => {
-    const store = s.store();
-    const record = { anhaenge: [{ anhangID: 1, file: 'a.bin', name: 'gleich' }] };
-    await importFolder(store, upsert(record, { 'a.bin': 'eins' }));
-    const summary = await importFolder(store, upsert(record, { 'a.bin': 'zwei' }));
-    assert.deepEqual(counts(summary), { anhaenge: k(0, 1, 0, 0) });
+  describe('all or nothing', () => {
+    /**
+     * Runs `attempt` (expecting a refusal) and proves the store is exactly as before: every
+     * row of every table, and for SQLite the database file byte for byte.
+     */
+    async function assertChangesNothing(
+      opened: TestStore,
+      attempt: () => Promise<unknown>,
+      where: string,
+    ): Promise<void> {
+      const versionBefore = await opened.store.contentVersion();
+      const dumpBefore = await opened.dump();
+      const hashBefore = db === SQLITE ? databaseFileHash(opened.location) : undefined;
+      await assert.rejects(attempt(), (error: unknown) => {
+        assert.ok(error instanceof BundleError, String(error));
+        assert.ok(error.message.startsWith(`${where}: `), error.message);
+        return true;
+      });
+      assert.deepEqual(await opened.dump(), dumpBefore);
+      if (hashBefore !== undefined) assert.equal(databaseFileHash(opened.location), hashBefore);
+      assert.equal(await opened.store.contentVersion(), versionBefore);
+    }
+
+    test('a bundle refused in validation changes nothing', async () => {
+      const { store, opened } = await storeWithGeneration1();
+      const { json, files } = generation(2);
+      const folder = s.bundle(json, { ...files, 'files/gross.bin': pattern(600_000) });
+      const bundle = JSON.parse(JSON.stringify(json)) as { anhaenge: Array<Record<string, unknown>> };
+      bundle.anhaenge.push({ anhangID: 101, file: 'files/gross.bin', size: 600_000 });
+      const bad = s.bundle(bundle, { ...files, 'files/gross.bin': pattern(600_000) });
+      await assertChangesNothing(opened, () => importFolder(store, bad), 'anhaenge[1] (anhangID 101).size');
+      // The same bundle without the error goes in.
+      await importFolder(store, folder);
+      assert.equal(await store.contentVersion(), 2);
+    });
+
+    test('a bundle refused by the reference check inside the transaction changes nothing', async () => {
+      const { store, opened } = await storeWithGeneration1();
+      // Everything is written first (new blobs of several chunks, every kind), then the last
+      // article's dangling reference is found.
+      const { json, files } = generation(2, {
+        anhaenge: [
+          { anhangID: 100, file: 'files/satzung.txt' },
+          { anhangID: 101, file: 'files/gross.bin' },
+        ],
+        artikel: [
+          { artikelID: 1, bereiche: [1], anhaenge: [100, 101] },
+          { artikelID: 2, bereiche: [1, 77] },
+        ],
+      });
+      const folder = s.bundle(json, { ...files, 'files/gross.bin': pattern(3_000_000, 7) });
+      await assertChangesNothing(
+        opened,
+        () => importFolder(store, folder),
+        'artikel[1] (artikelID 2).bereiche',
+      );
+    });
+
+    test('a bundle refused for removing what an article uses changes nothing', async () => {
+      const { store, opened } = await storeWithGeneration1();
+      const folder = upsert({
+        bereiche: [{ bereichID: 3 }],
+        loeschen: { cityAppBereiche: [10], bilder: [200] },
+      });
+      await assertChangesNothing(opened, () => importFolder(store, folder), 'loeschen.cityAppBereiche');
+    });
+
+    test('a file that changes while it is imported is refused and changes nothing', async () => {
+      const { store, opened } = await storeWithGeneration1();
+      const folder = upsert(
+        { anhaenge: [{ anhangID: 300, file: 'gross.bin' }] },
+        { 'gross.bin': pattern(2_000_000, 3) },
+      );
+      const bundle = await readBundle(folder);
+      let touched = false;
+      await assertChangesNothing(
+        opened,
+        () =>
+          importBundle(store, bundle, {
+            onProgress: (p) => {
+              if (p.bytes > 0 && !touched) {
+                touched = true;
+                appendFileSync(path.join(folder, 'gross.bin'), 'mehr');
+              }
+            },
+          }),
+        'gross.bin',
+      );
+      assert.ok(touched);
+    });
   });
 
-  test('a refused import does not move the content version', async () => {
-    const { store } = await storeWithGeneration1();
-    await assert.rejects(
-      importFolder(store, upsert({ artikel: [{ artikelID: 5, bereiche: [404] }] })),
-      BundleError,
-    );
-    assert.equal(await store.contentVersion(), 1);
-    await importFolder(store, upsert({}));
-    assert.equal(await store.contentVersion(), 2);
+  describe('summary and content version', () => {
+    test('the summary counts added, changed, unchanged and removed per kind', async () => {
+      const store = await newStore();
+      const first = generation(1);
+      const one = await importFolder(store, s.bundle(first.json, first.files));
+      assert.deepEqual(counts(one), {
+        bereiche: k(2, 0, 0, 0),
+        cityAppBereiche: k(1, 0, 0, 0),
+        anhaenge: k(1, 0, 0, 0),
+        bilder: k(1, 0, 0, 0),
+        artikel: k(1, 0, 0, 0),
+        newsletter: k(2, 0, 0, 0),
+        abonnements: k(1, 0, 0, 0),
+      });
+      assert.equal(one.blobsStored, 2);
+      assert.equal(one.bytesStored, Buffer.byteLength('Satzung, Fassung 1\n') + 1000);
+
+      // Generation 2 renames everything; newsletter 2 goes, 3 comes; bereich 2 is kept as it was.
+      const second = generation(2, {
+        bereiche: [
+          { bereichID: 1, name: 'Rathaus gen 2' },
+          { bereichID: 2, name: 'Kultur gen 1' },
+        ],
+        newsletter: [
+          { newsletterID: 1, name: 'Amtsblatt gen 2', oeffentlich: true },
+          { newsletterID: 3, name: 'Neu gen 2' },
+        ],
+        abonnements: [{ email: 'leser@example.org', newsletterIDs: [1, 3] }],
+      });
+      const two = await importFolder(store, s.bundle(second.json, second.files));
+      assert.deepEqual(counts(two), {
+        bereiche: k(0, 1, 1, 0),
+        cityAppBereiche: k(0, 1, 0, 0),
+        anhaenge: k(0, 1, 0, 0),
+        bilder: k(0, 1, 0, 0),
+        artikel: k(0, 1, 0, 0),
+        newsletter: k(1, 1, 0, 1),
+        abonnements: k(0, 1, 0, 0),
+      });
+    });
+
+    test('re-importing the same bundle gives all unchanged; the content version still increments', async () => {
+      const store = await newStore();
+      assert.equal(await store.contentVersion(), 0);
+      const { json, files } = generation(1);
+      const folder = s.bundle(json, files);
+      const first = await importFolder(store, folder);
+      assert.equal(first.contentVersion, 1);
+      const again = await importFolder(store, folder);
+      assert.equal(again.contentVersion, 2);
+      assert.equal(await store.contentVersion(), 2);
+      assert.equal(again.blobsStored, 0);
+      for (const kind of RECORD_KINDS) {
+        const added = first.kinds[kind].added;
+        assert.ok(added > 0, kind);
+        assert.deepEqual(again.kinds[kind], k(0, 0, added, 0), kind);
+      }
+    });
+
+    test('a record whose file alone changed counts as changed', async () => {
+      const store = await newStore();
+      const record = { anhaenge: [{ anhangID: 1, file: 'a.bin', name: 'gleich' }] };
+      await importFolder(store, upsert(record, { 'a.bin': 'eins' }));
+      const summary = await importFolder(store, upsert(record, { 'a.bin': 'zwei' }));
+      assert.deepEqual(counts(summary), { anhaenge: k(0, 1, 0, 0) });
+    });
+
+    test('a refused import does not move the content version', async () => {
+      const { store } = await storeWithGeneration1();
+      await assert.rejects(
+        importFolder(store, upsert({ artikel: [{ artikelID: 5, bereiche: [404] }] })),
+        BundleError,
+      );
+      assert.equal(await store.contentVersion(), 1);
+      await importFolder(store, upsert({}));
+      assert.equal(await store.contentVersion(), 2);
+    });
   });
-});
+
+  describe('e-mail keys', () => {
+    test('abonnements are stored under their key, keeping the address as written (trimmed)', async () => {
+      const store = await newStore();
+      await importFolder(
+        store,
+        upsert({
+          newsletter: [{ newsletterID: 1 }],
+          abonnements: [{ email: ' JÖRG@Example.org ', newsletterIDs: [1, 1] }],
+        }),
+      );
+      assert.deepEqual((await contents(store)).abonnements, {
+        'jörg@example.org': { email: 'JÖRG@Example.org', newsletterIDs: [1] },
+      });
+    });
+  });
+}
 
 describe('e-mail keys', () => {
   test('e-mail keys are trimmed, NFC and case-insensitive, non-ASCII letters included', () => {
@@ -480,19 +507,5 @@ describe('e-mail keys', () => {
       ),
       /abonnements\[1\] \(JO\u0308RG@EXAMPLE.ORG\): has the same id as abonnements\[0\] \(Jörg@example.org\)/,
     );
-  });
-
-  test('abonnements are stored under their key, keeping the address as written (trimmed)', async () => {
-    const store = s.store();
-    await importFolder(
-      store,
-      upsert({
-        newsletter: [{ newsletterID: 1 }],
-        abonnements: [{ email: ' JÖRG@Example.org ', newsletterIDs: [1, 1] }],
-      }),
-    );
-    assert.deepEqual((await contents(store)).abonnements, {
-      'jörg@example.org': { email: 'JÖRG@Example.org', newsletterIDs: [1] },
-    });
   });
 });

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { CHUNK_BYTES } from './blob-chunks.ts';
 import type { Bundle, BundleFile } from './bundle/bundle.ts';
 import { readBundle } from './bundle/read-bundle.ts';
 import { ARTIKEL_REFERENCES, BundleError } from './bundle/validate.ts';
@@ -38,8 +39,6 @@ export interface ImportOptions {
   /** How long a blob no record uses is kept for readers still streaming it. */
   blobGraceMs?: number;
 }
-
-const CHUNK_BYTES = 256 * 1024;
 
 /** Streams a file while hashing it, refusing it if it changed since validation. */
 async function* fileChunks(file: BundleFile, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {

@@ -1,30 +1,45 @@
-/** Opens the store a `--db` / `SCOOP_DB` value names: a file path (SQLite) or a URL. */
-import type { ContentStore } from './content-store.ts';
+/**
+ * Opens the store a `--db` / `SCOOP_DB` value names, picking the database by its form: a
+ * `postgres://` or `postgresql://` URL is PostgreSQL, anything else a SQLite file path
+ * (optionally written `sqlite:PATH`). Either is migrated as it opens unless told not to.
+ */
+import { type ContentStore, StoreLocationError } from './content-store.ts';
+import { isPostgresUrl } from './postgres/location.ts';
+import { PostgresStore } from './postgres/postgres-store.ts';
 import type { CacheObserver } from './record-cache.ts';
 import { SqliteStore } from './sqlite/sqlite-store.ts';
 
-export class StoreLocationError extends Error {}
+export { StoreLocationError };
 
 export interface OpenOptions {
-  /** A serving process fails fast on a locked store instead of waiting (see SqliteStore). */
+  /** A serving process fails fast on a locked or unreachable store instead of waiting. */
   readonly serving?: boolean;
   /** Told about every record-cache lookup (for metrics). */
   readonly cacheObserver?: CacheObserver;
   readonly cacheBytes?: number;
+  /** Apply pending migrations on opening (default true). A SQLite file is always migrated. */
+  readonly migrate?: boolean;
+  /** Told about connection trouble noticed in the background (PostgreSQL). */
+  readonly onBackgroundError?: (error: unknown) => void;
 }
 
 export async function openStore(location: string, options: OpenOptions = {}): Promise<ContentStore> {
-  if (/^postgres(ql)?:\/\//i.test(location)) {
-    throw new StoreLocationError(
-      'PostgreSQL stores are not supported by this version; use a SQLite file path.',
-    );
+  const cache = {
+    ...(options.cacheObserver ? { cacheObserver: options.cacheObserver } : {}),
+    ...(options.cacheBytes !== undefined ? { cacheBytes: options.cacheBytes } : {}),
+  };
+  if (isPostgresUrl(location)) {
+    return PostgresStore.open(location, {
+      ...cache,
+      ...(options.serving ? { connectTimeoutMs: 2000 } : {}),
+      ...(options.migrate === false ? { migrate: false } : {}),
+      ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
+    });
   }
   const file = location.startsWith('sqlite:') ? location.slice('sqlite:'.length) : location;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(file))
-    throw new StoreLocationError(`Unknown database URL scheme in ${location}`);
-  return new SqliteStore(file, {
-    ...(options.serving ? { busyTimeoutMs: 250 } : {}),
-    ...(options.cacheObserver ? { cacheObserver: options.cacheObserver } : {}),
-    ...(options.cacheBytes !== undefined ? { cacheBytes: options.cacheBytes } : {}),
-  });
+    throw new StoreLocationError(
+      `Unknown database URL scheme in ${location}; use a SQLite file path or a postgres:// URL`,
+    );
+  return new SqliteStore(file, { ...(options.serving ? { busyTimeoutMs: 250 } : {}), ...cache });
 }

@@ -14,6 +14,7 @@ import { BundleError } from '../../src/store/bundle/validate.ts';
 import type { ContentStore } from '../../src/store/content-store.ts';
 import { type ImportOptions, type ImportSummary, importBundle } from '../../src/store/import.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { TestDatabase, TestStore } from './databases.ts';
 
 export type FileContent = string | Uint8Array;
 export type Files = Readonly<Record<string, FileContent>>;
@@ -28,15 +29,24 @@ export interface Scratch {
   dir(): string;
   /** A SQLite store on a new file, closed when the test file ends. */
   store(file?: string): SqliteStore;
+  /** A new empty store of `db`, closed and removed by `closeStores` or when the test file ends. */
+  open(db: TestDatabase): Promise<TestStore>;
+  /** Closes and removes every store `open` opened so far (PostgreSQL connections are a limited resource). */
+  closeStores(): Promise<void>;
 }
 
 /** A scratch area for one test file, removed (with every store closed) after it. */
 export function scratch(): Scratch {
   const root = mkdtempSync(path.join(tmpdir(), 'scoop-test-'));
   const stores: SqliteStore[] = [];
+  const opened: TestStore[] = [];
   let n = 0;
+  const closeStores = async () => {
+    for (const store of opened.splice(0)) await store.close();
+  };
   after(async () => {
     for (const store of stores) await store.close().catch(() => undefined);
+    await closeStores();
     rmSync(root, { recursive: true, force: true });
   });
   const dir = () => {
@@ -59,6 +69,12 @@ export function scratch(): Scratch {
       stores.push(store);
       return store;
     },
+    async open(db) {
+      const store = await db.open();
+      opened.push(store);
+      return store;
+    },
+    closeStores,
   };
 }
 

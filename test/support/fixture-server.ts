@@ -1,10 +1,8 @@
 /**
- * A scoop server for end-to-end tests, in this process: a fresh SQLite file loaded with
- * the reference dataset (test/fixtures/reference-bundle) plus test extras, and the
- * reference token.
+ * A scoop server for end-to-end tests, in this process: a fresh store (a SQLite file
+ * unless another database is asked for) loaded with the reference dataset
+ * (test/fixtures/reference-bundle) plus test extras, and the reference token.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { hashToken } from '../../src/auth/tokens.ts';
@@ -13,8 +11,8 @@ import { type RunningServer, startServer } from '../../src/server/http-server.ts
 import { readBundle } from '../../src/store/bundle/read-bundle.ts';
 import type { ContentStore } from '../../src/store/content-store.ts';
 import { importBundle } from '../../src/store/import.ts';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { DEFAULT_XML_LIMITS } from '../../src/xml/reader.ts';
+import { SQLITE, type TestDatabase } from './databases.ts';
 
 export const REFERENCE_TOKEN = '11111111-1111-1111-1111-111111111111';
 export const REFERENCE_BUNDLE = path.resolve('test/fixtures/reference-bundle');
@@ -25,16 +23,18 @@ export const FIXED_NOW = Date.parse('2026-11-22T12:00:00Z');
 export interface Fixture {
   readonly server: RunningServer;
   readonly store: ContentStore;
-  readonly dir: string;
+  /** The store's file or URL (what `--db` would say). */
+  readonly location: string;
   stop(): Promise<void>;
 }
 
 export async function startFixture(
   overrides: Partial<AppOptions> = {},
   bundles = [REFERENCE_BUNDLE, EXTRAS_BUNDLE],
+  database: TestDatabase = SQLITE,
 ): Promise<Fixture> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'scoop-test-'));
-  const store = new SqliteStore(path.join(dir, 'scoop.db'));
+  const opened = await database.open();
+  const store = opened.store;
   for (const bundle of bundles) await importBundle(store, await readBundle(bundle));
   await store.addToken(hashToken(REFERENCE_TOKEN), 'reference', new Date().toISOString());
   const server = await startServer(
@@ -56,11 +56,10 @@ export async function startFixture(
   return {
     server,
     store,
-    dir,
+    location: opened.location,
     async stop() {
       await server.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await opened.close();
     },
   };
 }

@@ -7,34 +7,25 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { TokenInfo } from '../../auth/tokens.ts';
-import type { BinarySource } from '../../xml/binary.ts';
+import { fixedChunks } from '../blob-chunks.ts';
 import type {
   ContentStore,
   ImportRun,
   ImportTransaction,
   RecordKind,
   Snapshot,
-  StoredBlob,
   StoredRecord,
 } from '../content-store.ts';
-import { StoreUnavailableError } from '../content-store.ts';
+import { type StoreHealth, StoreUnavailableError, schemaVersionOf } from '../content-store.ts';
 import { type CacheObserver, RecordCache, type RecordSource } from '../record-cache.ts';
+import { type RecordRow, storedRecord } from '../record-rows.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 
 type Db = Database.Database;
 
-interface RecordRow {
-  id: string;
-  doc: string;
-  blob_id: number | null;
-  size: number | null;
-  chunk_count: number | null;
-  sha256: string | null;
-}
-
-const CHUNK_BYTES = 256 * 1024;
 const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 const MAX_READ_ATTEMPTS = 5;
+const KNOWN_VERSION_MS = 20;
 
 const INSERT_RUN =
   'INSERT INTO import_runs (finished_at, outcome, content_version, detail) VALUES (?, ?, ?, ?)';
@@ -83,7 +74,8 @@ function openConnection(file: string, busyMs = 10_000): Db {
   return db;
 }
 
-export function migrate(db: Db): void {
+/** Applies the migrations not yet applied, returning their versions. */
+export function migrate(db: Db): number[] {
   db.exec(
     'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)',
   );
@@ -92,6 +84,7 @@ export function migrate(db: Db): void {
       (r) => r.version,
     ),
   );
+  const now: number[] = [];
   SQLITE_MIGRATIONS.forEach((sql, index) => {
     const version = index + 1;
     if (applied.has(version)) return;
@@ -102,27 +95,9 @@ export function migrate(db: Db): void {
         new Date().toISOString(),
       );
     }).immediate();
+    now.push(version);
   });
-}
-
-class SqliteBlobSource implements BinarySource {
-  constructor(
-    private readonly statement: Database.Statement<[number, number], { data: Buffer }>,
-    private readonly blobId: number,
-    readonly size: number,
-    private readonly chunkCount: number,
-    readonly contentId: string,
-  ) {}
-
-  async *chunks(): AsyncGenerator<Uint8Array> {
-    for (let seq = 0; seq < this.chunkCount; seq++) {
-      const row = this.statement.get(this.blobId, seq);
-      if (!row) throw new Error(`blob ${this.blobId} chunk ${seq} is gone`);
-      yield row.data;
-      // Let other requests run between chunks of a large binary.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-  }
+  return now;
 }
 
 export class SqliteStore implements ContentStore {
@@ -135,6 +110,8 @@ export class SqliteStore implements ContentStore {
    * of the process, so a locked database fails fast (UNAVAILABLE) instead.
    */
   private readonly cache: RecordCache;
+  /** What opening the file migrated, reported by the first migrate() call (`scoop migrate`). */
+  private appliedAtOpen: number[];
 
   constructor(
     private readonly file: string,
@@ -147,7 +124,8 @@ export class SqliteStore implements ContentStore {
     );
     if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     this.db = openConnection(file, options.busyTimeoutMs ?? 10_000);
-    migrate(this.db);
+    // The statements below need the tables, so a SQLite store is migrated as it opens.
+    this.appliedAtOpen = migrate(this.db);
     const db = this.db;
     const select = `SELECT r.id, r.doc, r.blob_id, b.size, b.chunk_count, b.sha256 FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id`;
     this.statements = {
@@ -175,20 +153,15 @@ export class SqliteStore implements ContentStore {
   }
 
   private toRecord(row: RecordRow): StoredRecord {
-    if (row.blob_id === null) return { doc: row.doc };
-    const sha256 = row.sha256!;
-    const source = new SqliteBlobSource(
-      this.statements.chunk,
-      row.blob_id,
-      row.size!,
-      row.chunk_count!,
-      sha256,
-    );
-    const base = { id: row.blob_id, sha256, size: row.size!, source };
-    const blob: StoredBlob =
-      row.chunk_count === 1 ? { ...base, bytes: this.statements.chunk.get(row.blob_id, 0)!.data } : base;
-    return { doc: row.doc, blob };
+    const onlyChunk = row.chunk_count === 1 ? this.statements.chunk.get(row.blob_id!, 0)!.data : undefined;
+    return storedRecord(row, this.readChunk, onlyChunk);
   }
+
+  private readonly readChunk = async (blobId: number, seq: number) => {
+    // Let other requests run between chunks of a large binary: better-sqlite3 reads synchronously.
+    if (seq > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    return unavailableOnIoError(() => this.statements.chunk.get(blobId, seq)?.data);
+  };
 
   /** One statement at a time; the record cache's version check makes a read consistent. */
   private readonly snapshot: Snapshot = {
@@ -219,7 +192,7 @@ export class SqliteStore implements ContentStore {
    * as its data, so an unchanged version means every statement saw the same state.
    */
   private readonly source: RecordSource = {
-    knownVersion: () => this.contentVersion(),
+    knownVersion: () => this.knownVersion(),
     consistent: async (read) => {
       for (let attempt = 0; attempt < MAX_READ_ATTEMPTS; attempt++) {
         const before = await this.contentVersion();
@@ -234,8 +207,41 @@ export class SqliteStore implements ContentStore {
     return this.cache.read(read);
   }
 
+  private known = { version: -1, at: 0 };
+
+  /**
+   * The content version, read from the database at most every KNOWN_VERSION_MS: an import
+   * shows up that much later at worst, and a request does no database work on a cache hit.
+   */
+  async knownVersion(): Promise<number> {
+    const now = performance.now();
+    if (now - this.known.at >= KNOWN_VERSION_MS)
+      this.known = { version: await this.contentVersion(), at: now };
+    return this.known.version;
+  }
+
   async contentVersion(): Promise<number> {
     return unavailableOnIoError(() => Number(this.statements.version.get()!.value));
+  }
+
+  async migrate(): Promise<number[]> {
+    const applied = [...this.appliedAtOpen, ...unavailableOnIoError(() => migrate(this.db))];
+    this.appliedAtOpen = [];
+    return applied;
+  }
+
+  async health(): Promise<StoreHealth> {
+    return unavailableOnIoError(() => {
+      const rows = this.db.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all();
+      const schemaVersion = schemaVersionOf(rows.map((r) => r.version));
+      const latestSchemaVersion = SQLITE_MIGRATIONS.length;
+      if (schemaVersion < latestSchemaVersion) return { schemaVersion, latestSchemaVersion };
+      return {
+        schemaVersion,
+        latestSchemaVersion,
+        contentVersion: Number(this.statements.version.get()!.value),
+      };
+    });
   }
 
   async importTransaction<T>(work: (tx: ImportTransaction) => Promise<T>): Promise<T> {
@@ -245,6 +251,7 @@ export class SqliteStore implements ContentStore {
       try {
         const result = await work(new SqliteImportTransaction(db));
         db.exec('COMMIT');
+        this.known = { version: -1, at: Number.NEGATIVE_INFINITY }; // this process sees its own import at once
         return result;
       } catch (error) {
         if (db.inTransaction) db.exec('ROLLBACK');
@@ -352,20 +359,7 @@ class SqliteImportTransaction implements ImportTransaction {
   async addBlob(sha256: string, size: number, chunks: AsyncIterable<Uint8Array>): Promise<number> {
     const blobId = Number(this.s.addBlob.run(sha256, size).lastInsertRowid);
     let seq = 0;
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    const flush = () => {
-      if (pendingBytes === 0) return;
-      this.s.addChunk.run(blobId, seq++, Buffer.concat(pending, pendingBytes));
-      pending = [];
-      pendingBytes = 0;
-    };
-    for await (const chunk of chunks) {
-      pending.push(Buffer.from(chunk));
-      pendingBytes += chunk.byteLength;
-      if (pendingBytes >= CHUNK_BYTES) flush();
-    }
-    flush();
+    for await (const chunk of fixedChunks(chunks)) this.s.addChunk.run(blobId, seq++, chunk);
     this.s.setChunkCount.run(seq, blobId);
     return blobId;
   }

@@ -1,0 +1,339 @@
+/**
+ * Every store under an import, SQLite and PostgreSQL alike: readers see one state,
+ * binaries are content-addressed chunked blobs that stream back, and blobs no record
+ * uses are kept for a grace period.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { afterEach, describe } from 'node:test';
+import { setImmediate as tick } from 'node:timers/promises';
+import { bundleJson, generation, importFolder, pattern, scratch } from '../../test/support/bundles.ts';
+import { DATABASES, type TestDatabase, type TestLocation } from '../../test/support/databases.ts';
+import { hashToken } from '../auth/tokens.ts';
+import { CHUNK_BYTES } from './blob-chunks.ts';
+import type { ContentStore, StoredBlob } from './content-store.ts';
+
+const s = scratch();
+
+interface BlobRow {
+  blob_id: number;
+  sha256: string;
+  size: number;
+  chunk_count: number;
+  orphaned_at: number | null;
+}
+
+/** The blobs table and the number of stored chunks, read from outside the store. */
+async function blobTable(place: TestLocation): Promise<{ blobs: BlobRow[]; chunks: number }> {
+  const dump = await place.dump();
+  const blobs = (dump.blobs as BlobRow[]).sort((a, b) => a.blob_id - b.blob_id);
+  return { blobs, chunks: dump.blob_chunks!.length };
+}
+
+async function blobOf(store: ContentStore, kind: 'anhaenge' | 'bilder', id: number): Promise<StoredBlob> {
+  const record = await store.read((snapshot) => snapshot.get(kind, String(id)));
+  assert.ok(record?.blob, `${kind} ${id} has no blob`);
+  return record.blob;
+}
+
+async function streamed(blob: StoredBlob): Promise<{ bytes: Buffer; chunks: number }> {
+  const parts: Buffer[] = [];
+  for await (const chunk of blob.source.chunks()) parts.push(Buffer.from(chunk));
+  return { bytes: Buffer.concat(parts), chunks: parts.length };
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+for (const db of DATABASES) describe(db.name, () => storeBehaviour(db));
+
+function storeBehaviour(db: TestDatabase): void {
+  const { test } = db;
+  afterEach(() => s.closeStores());
+
+  describe('readers during an import', () => {
+    /**
+     * What one read sees: the article and the areas, city-app area, attachment and
+     * newsletters it leads to, each reduced to the generation its name ends with.
+     */
+    function generationsSeen(store: ContentStore): Promise<Set<string>> {
+      return store.read(async (snapshot) => {
+        const seen = new Set<string>();
+        const note = (doc: string) => {
+          const gen = /gen (\d+)/.exec(doc)?.[1];
+          assert.ok(gen, `no generation in ${doc}`);
+          seen.add(gen);
+        };
+        const artikel = await snapshot.get('artikel', '1');
+        assert.ok(artikel);
+        note(artikel.doc);
+        const doc = JSON.parse(artikel.doc) as { bereiche: number[]; anhaenge: number[] };
+        for (const record of (await snapshot.getMany('bereiche', doc.bereiche.map(String))).values())
+          note(record.doc);
+        for (const record of (await snapshot.getMany('anhaenge', doc.anhaenge.map(String))).values())
+          note(record.doc);
+        for (const { record } of await snapshot.all('cityAppBereiche')) note(record.doc);
+        for (const { record } of await snapshot.all('newsletter')) note(record.doc);
+        note((await snapshot.get('bilder', '200'))!.doc);
+        return seen;
+      });
+    }
+
+    /** Generation `gen` with large attachments written after the areas and before the article. */
+    function largeGeneration(gen: number) {
+      const big = [1, 2, 3, 4].map((n) => ({
+        anhangID: 100 + n,
+        file: `files/gross-${n}.bin`,
+        name: `Teil ${n} gen ${gen}`,
+      }));
+      const { json, files } = generation(gen, {});
+      const anhaenge = [...(json.anhaenge as object[]), ...big];
+      const artikel = (json.artikel as Array<Record<string, unknown>>).map((a) => ({
+        ...a,
+        anhaenge: [100, 101, 102, 103, 104],
+      }));
+      const bigFiles = Object.fromEntries(big.map((b, i) => [b.file, pattern(3_000_000, gen * 10 + i)]));
+      return s.bundle({ ...json, anhaenge, artikel }, { ...files, ...bigFiles });
+    }
+
+    for (const sameInstance of [false, true]) {
+      const how = sameInstance ? 'the importing store instance' : 'another store instance on the same file';
+      test(`readers through ${how} see the old or the new content, never a mix`, async () => {
+        const opened = await s.open(db);
+        const importer = opened.store;
+        const reader = sameInstance ? importer : await db.attach(opened.location);
+        try {
+          await importFolder(importer, largeGeneration(1));
+          const gen2 = largeGeneration(2);
+
+          const observed: string[] = [];
+          let done = false;
+          const importing = importFolder(importer, gen2).finally(() => {
+            done = true;
+          });
+          while (!done) {
+            const seen = await generationsSeen(reader);
+            assert.equal(seen.size, 1, `one read saw generations ${[...seen].join(' and ')}`);
+            observed.push([...seen][0]!);
+            await tick();
+          }
+          const summary = await importing;
+          // The importing instance sees its import at once; another one a moment later, when
+          // its version check (SQLite) or the import's notification (PostgreSQL) tells it.
+          const committedAt = performance.now();
+          let last = await generationsSeen(reader);
+          while (!sameInstance && last.has('1') && performance.now() - committedAt < 1000) {
+            await tick();
+            last = await generationsSeen(reader);
+          }
+          assert.deepEqual([...last], ['2']);
+          assert.equal(summary.kinds.anhaenge.changed, 5);
+          // The import took long enough to be read many times; until it committed, all reads saw gen 1.
+          assert.ok(observed.length >= 10, `only ${observed.length} reads during the import`);
+          assert.ok(
+            observed.slice(0, -1).every((gen) => gen === '1'),
+            observed.join(','),
+          );
+        } finally {
+          if (reader !== importer) await reader.close();
+        }
+      });
+    }
+  });
+
+  describe('blobs', () => {
+    test('identical files are stored once (content-addressed)', async () => {
+      const opened = await s.open(db);
+      const store = opened.store;
+      const same = pattern(50_000, 5);
+      const first = await importFolder(
+        store,
+        s.bundle(
+          bundleJson({
+            anhaenge: [
+              { anhangID: 1, file: 'a/eins.bin' },
+              { anhangID: 2, file: 'b/zwei.bin' },
+            ],
+            bilder: [{ bildID: 3, file: 'c/drei.bin' }],
+          }),
+          { 'a/eins.bin': same, 'b/zwei.bin': same, 'c/drei.bin': same },
+        ),
+      );
+      assert.equal(first.blobsStored, 1);
+      assert.equal(first.bytesStored, same.length);
+      // A later bundle with the same bytes under another name stores nothing new.
+      const later = await importFolder(
+        store,
+        s.bundle(bundleJson({ anhaenge: [{ anhangID: 4, file: 'vier.bin' }] }), { 'vier.bin': same }),
+      );
+      assert.equal(later.blobsStored, 0);
+      const { blobs } = await blobTable(opened);
+      assert.equal(blobs.length, 1);
+      assert.equal(blobs[0]!.sha256, sha256(same));
+      const ids = new Set(
+        await Promise.all([
+          blobOf(store, 'anhaenge', 1),
+          blobOf(store, 'anhaenge', 2),
+          blobOf(store, 'bilder', 3),
+          blobOf(store, 'anhaenge', 4),
+        ]).then((list) => list.map((b) => b.id)),
+      );
+      assert.equal(ids.size, 1);
+    });
+
+    test('a large file is stored in several chunks and streams back byte-identical', async () => {
+      const opened = await s.open(db);
+      const store = opened.store;
+      const bytes = pattern(3 * 1024 * 1024 + 17, 9);
+      await importFolder(
+        store,
+        s.bundle(bundleJson({ anhaenge: [{ anhangID: 1, file: 'gross.bin' }] }), { 'gross.bin': bytes }),
+      );
+      const blob = await blobOf(store, 'anhaenge', 1);
+      assert.equal(blob.size, bytes.length);
+      assert.equal(blob.source.size, bytes.length);
+      assert.equal(blob.bytes, undefined, 'a multi-chunk blob is not held whole');
+      const back = await streamed(blob);
+      assert.ok(back.chunks > 1, `${back.chunks} chunk(s)`);
+      assert.equal(back.bytes.length, bytes.length);
+      assert.ok(back.bytes.equals(bytes), 'streamed bytes differ');
+      const { blobs, chunks } = await blobTable(opened);
+      assert.equal(blobs[0]!.chunk_count, back.chunks);
+      assert.equal(chunks, back.chunks);
+      // Rows of exactly 256 KiB, the last one shorter; streamed back one row at a time.
+      const rows = ((await opened.dump()).blob_chunks as Array<{ seq: number; data: Uint8Array }>)
+        .sort((a, b) => a.seq - b.seq)
+        .map((row) => row.data.byteLength);
+      assert.deepEqual(rows, [...Array(12).fill(CHUNK_BYTES), 17]);
+      assert.equal(back.chunks, 13);
+    });
+
+    test('a small file is one chunk, handed out whole and as a stream', async () => {
+      const { store } = await s.open(db);
+      const bytes = pattern(1000, 4);
+      await importFolder(
+        store,
+        s.bundle(bundleJson({ bilder: [{ bildID: 1, file: 'k.bin' }] }), { 'k.bin': bytes }),
+      );
+      const blob = await blobOf(store, 'bilder', 1);
+      assert.ok(blob.bytes && Buffer.from(blob.bytes).equals(bytes));
+      assert.ok((await streamed(blob)).bytes.equals(bytes));
+    });
+
+    test('an orphaned blob survives the grace period and is deleted after it', async () => {
+      const opened = await s.open(db);
+      const store = opened.store;
+      const old = pattern(600_000, 1);
+      const replacement = pattern(600_000, 2);
+      const bundleWith = (bytes: Buffer) =>
+        s.bundle(bundleJson({ anhaenge: [{ anhangID: 1, file: 'a.bin' }] }), { 'a.bin': bytes });
+      const options = (now: number) => ({ now: () => now, blobGraceMs: 1000 });
+      const state = async () =>
+        (await blobTable(opened)).blobs.map((b) => [b.sha256 === sha256(old) ? 'old' : 'new', b.orphaned_at]);
+
+      await importFolder(store, bundleWith(old), options(10_000));
+      const streaming = await blobOf(store, 'anhaenge', 1);
+      // The record now points at other bytes: the old blob is orphaned at 20 000, not deleted.
+      await importFolder(store, bundleWith(replacement), options(20_000));
+      assert.deepEqual(await state(), [
+        ['old', 20_000],
+        ['new', null],
+      ]);
+      // A reader that fetched the record before can still stream the old bytes.
+      assert.ok((await streamed(streaming)).bytes.equals(old));
+      // Still inside the grace period (orphaned at 20 000, grace 1000, now 21 000).
+      await importFolder(store, s.bundle(bundleJson({})), options(21_000));
+      assert.deepEqual(await state(), [
+        ['old', 20_000],
+        ['new', null],
+      ]);
+      // After it: gone, with its chunks.
+      await importFolder(store, s.bundle(bundleJson({})), options(21_001));
+      assert.deepEqual(await state(), [['new', null]]);
+      assert.equal((await blobTable(opened)).chunks, 3);
+      await assert.rejects(streamed(streaming), /gone/);
+    });
+
+    test('an orphaned blob used again within the grace period is adopted, not deleted', async () => {
+      const opened = await s.open(db);
+      const store = opened.store;
+      const bytes = pattern(1000, 1);
+      const withFile = s.bundle(bundleJson({ mode: 'replace', anhaenge: [{ anhangID: 1, file: 'a.bin' }] }), {
+        'a.bin': bytes,
+      });
+      await importFolder(store, withFile, { now: () => 1000, blobGraceMs: 100 });
+      await importFolder(store, s.bundle(bundleJson({ mode: 'replace' })), {
+        now: () => 2000,
+        blobGraceMs: 100,
+      });
+      assert.equal((await blobTable(opened)).blobs[0]!.orphaned_at, 2000);
+      const again = await importFolder(store, withFile, { now: () => 2050, blobGraceMs: 100 });
+      assert.equal(again.blobsStored, 0);
+      await importFolder(store, s.bundle(bundleJson({})), { now: () => 9000, blobGraceMs: 100 });
+      assert.deepEqual(
+        (await blobTable(opened)).blobs.map((b) => [b.sha256, b.orphaned_at]),
+        [[sha256(bytes), null]],
+      );
+    });
+  });
+
+  describe('tokens and import runs', () => {
+    test('tokens are kept as hashes: found while active, listed without the hash, revoked once', async () => {
+      const { store, dump } = await s.open(db);
+      const hash = hashToken('11111111-1111-1111-1111-111111111111');
+      const other = hashToken('22222222-2222-2222-2222-222222222222');
+      await store.addToken(hash, 'redaktion', '2026-01-02T03:04:05.000Z');
+      await store.addToken(other, 'app', '2026-01-02T03:04:06.000Z');
+      assert.ok((await store.findActiveToken(hash))?.equals(hash));
+      assert.equal(await store.findActiveToken(hashToken('33333333-3333-3333-3333-333333333333')), undefined);
+      await store.touchToken(hash, '2026-02-01T00:00:00.000Z');
+      assert.equal(await store.revokeToken(other, '2026-03-01T00:00:00.000Z'), true);
+      assert.equal(await store.revokeToken(other, '2026-03-02T00:00:00.000Z'), false, 'revoked once');
+      assert.equal(await store.findActiveToken(other), undefined);
+      assert.deepEqual(await store.listTokens(), [
+        {
+          label: 'redaktion',
+          createdAt: '2026-01-02T03:04:05.000Z',
+          lastUsedAt: '2026-02-01T00:00:00.000Z',
+          revokedAt: null,
+        },
+        {
+          label: 'app',
+          createdAt: '2026-01-02T03:04:06.000Z',
+          lastUsedAt: null,
+          revokedAt: '2026-03-01T00:00:00.000Z',
+        },
+      ]);
+      const stored = ((await dump()).tokens as Array<{ hash: Uint8Array }>).map((t) => Buffer.from(t.hash));
+      assert.deepEqual(stored.sort(Buffer.compare), [hash, other].sort(Buffer.compare));
+    });
+
+    test('every committed import is recorded with its content version; a refused one is not', async () => {
+      const { store } = await s.open(db);
+      assert.deepEqual(await store.importRuns(), { committed: 0, last: undefined });
+      await importFolder(store, s.bundle(bundleJson({ bereiche: [{ bereichID: 1 }] })), { now: () => 1000 });
+      await assert.rejects(
+        importFolder(store, s.bundle(bundleJson({ artikel: [{ artikelID: 1, bereiche: [9] }] }))),
+      );
+      await importFolder(store, s.bundle(bundleJson({})), { now: () => Date.parse('2026-05-06T07:08:09Z') });
+      assert.deepEqual(await store.importRuns(), {
+        committed: 2,
+        last: {
+          outcome: 'imported',
+          finishedAt: '2026-05-06T07:08:09.000Z',
+          contentVersion: 2,
+          detail: null,
+        },
+      });
+    });
+
+    test('health: reachable, migrated to the latest schema, with the content version', async () => {
+      const { store } = await s.open(db);
+      const health = await store.health();
+      assert.equal(health.schemaVersion, health.latestSchemaVersion);
+      assert.equal(health.contentVersion, 0);
+      // SQLite migrates as it opens and reports that to the first migrate() (for `scoop migrate`).
+      await store.migrate();
+      assert.deepEqual(await store.migrate(), [], 'nothing left to migrate');
+    });
+  });
+}

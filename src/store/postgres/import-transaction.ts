@@ -1,0 +1,116 @@
+/**
+ * The import primitives (content-store.ts ImportTransaction) on one PostgreSQL
+ * connection inside one transaction, which postgres-store.ts opens, locks and commits.
+ */
+import type pg from 'pg';
+import { fixedChunks } from '../blob-chunks.ts';
+import type { ImportRun, ImportTransaction, RecordKind } from '../content-store.ts';
+
+/** Byte order, as SQLite compares text: the same order whatever the database's collation. */
+const BY_ID = 'ORDER BY id COLLATE "C"';
+
+export class PostgresImportTransaction implements ImportTransaction {
+  /** The content version this import committed, once bumped. */
+  bumpedTo: number | undefined;
+
+  constructor(
+    private readonly client: pg.ClientBase,
+    private readonly channel: string,
+  ) {}
+
+  private async rows<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<R[]> {
+    return (await this.client.query<R>(text, values)).rows;
+  }
+
+  async get(kind: RecordKind, id: string) {
+    const [row] = await this.rows<{ doc: string; blob_id: number | null }>(
+      'SELECT doc, blob_id FROM records WHERE kind = $1 AND id = $2',
+      [kind, id],
+    );
+    return row ? { doc: row.doc, blobId: row.blob_id } : undefined;
+  }
+
+  async ids(kind: RecordKind): Promise<string[]> {
+    const rows = await this.rows<{ id: string }>(`SELECT id FROM records WHERE kind = $1 ${BY_ID}`, [kind]);
+    return rows.map((r) => r.id);
+  }
+
+  async docs(kind: RecordKind) {
+    return this.rows<{ id: string; doc: string }>(`SELECT id, doc FROM records WHERE kind = $1 ${BY_ID}`, [
+      kind,
+    ]);
+  }
+
+  async put(kind: RecordKind, id: string, doc: string, blobId: number | null): Promise<void> {
+    await this.client.query(
+      'INSERT INTO records (kind, id, doc, blob_id) VALUES ($1, $2, $3, $4) ON CONFLICT (kind, id) DO UPDATE SET doc = excluded.doc, blob_id = excluded.blob_id',
+      [kind, id, doc, blobId],
+    );
+  }
+
+  async delete(kind: RecordKind, id: string): Promise<void> {
+    await this.client.query('DELETE FROM records WHERE kind = $1 AND id = $2', [kind, id]);
+  }
+
+  async findBlob(sha256: string): Promise<number | undefined> {
+    const [row] = await this.rows<{ blob_id: number }>('SELECT blob_id FROM blobs WHERE sha256 = $1', [
+      sha256,
+    ]);
+    return row?.blob_id;
+  }
+
+  /** One INSERT per 256 KiB chunk as the file is read: never more than a chunk in memory. */
+  async addBlob(sha256: string, size: number, chunks: AsyncIterable<Uint8Array>): Promise<number> {
+    const [blob] = await this.rows<{ blob_id: number }>(
+      'INSERT INTO blobs (sha256, size, chunk_count) VALUES ($1, $2, 0) RETURNING blob_id',
+      [sha256, size],
+    );
+    const blobId = blob!.blob_id;
+    let seq = 0;
+    for await (const chunk of fixedChunks(chunks)) {
+      // Named: parsed once per connection. A Buffer goes over the wire as binary, not hex text.
+      await this.client.query({
+        name: 'scoop_add_chunk',
+        text: 'INSERT INTO blob_chunks (blob_id, seq, data) VALUES ($1, $2, $3)',
+        values: [blobId, seq++, chunk],
+      });
+    }
+    await this.client.query('UPDATE blobs SET chunk_count = $1 WHERE blob_id = $2', [seq, blobId]);
+    return blobId;
+  }
+
+  async collectBlobs(now: number, deleteBefore: number): Promise<number> {
+    const used = 'SELECT blob_id FROM records WHERE blob_id IS NOT NULL';
+    await this.client.query(
+      `UPDATE blobs SET orphaned_at = NULL WHERE orphaned_at IS NOT NULL AND blob_id IN (${used})`,
+    );
+    await this.client.query(
+      `UPDATE blobs SET orphaned_at = $1 WHERE orphaned_at IS NULL AND blob_id NOT IN (${used})`,
+      [now],
+    );
+    const swept = await this.client.query(
+      'DELETE FROM blobs WHERE orphaned_at IS NOT NULL AND orphaned_at < $1',
+      [deleteBefore],
+    );
+    return swept.rowCount ?? 0;
+  }
+
+  async recordImportRun(run: ImportRun): Promise<void> {
+    await this.client.query(
+      'INSERT INTO import_runs (finished_at, outcome, content_version, detail) VALUES ($1, $2, $3, $4)',
+      [run.finishedAt, run.outcome, run.contentVersion, run.detail],
+    );
+  }
+
+  /** Bumps the version and tells every listener, both taking effect when the import commits. */
+  async bumpContentVersion(): Promise<number> {
+    const [row] = await this.rows<{ value: string }>(
+      "UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'content_version' RETURNING value",
+      [],
+    );
+    const version = Number(row!.value);
+    await this.client.query('SELECT pg_notify($1, $2)', [this.channel, String(version)]);
+    this.bumpedTo = version;
+    return version;
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Where a PostgreSQL store lives: a `postgres://` (or `postgresql://`) URL as libpq and
+ * node-postgres read it, plus scoop's own `schema` parameter naming the schema that holds
+ * scoop's tables (default `public`). Every connection sets `search_path` to that schema
+ * when it starts, so statements name tables unqualified and one database can hold several
+ * deployments, or a test run's throw-away schema.
+ */
+import { userInfo } from 'node:os';
+import pg from 'pg';
+import { StoreLocationError } from '../content-store.ts';
+
+/** bigint columns (sizes, times, versions) as numbers, not node-postgres's default strings. */
+const TYPES: pg.CustomTypesConfig = {
+  getTypeParser: (id, format) =>
+    id === pg.types.builtins.INT8 && format !== 'binary' ? Number : pg.types.getTypeParser(id, format),
+};
+
+/** Lower-case, unquoted identifiers only: `search_path` would fold anything else. */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export interface PostgresLocation {
+  /** For node-postgres: the URL without `schema`, with search_path, a default user, bigint as number. */
+  readonly config: pg.ClientConfig;
+  readonly schema: string;
+  /** LISTEN/NOTIFY channel of content-version changes: one per schema, so deployments sharing a database do not hear each other. */
+  readonly channel: string;
+  /** The URL without its password, for logs and messages. */
+  readonly shown: string;
+}
+
+export function isPostgresUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
+}
+
+/** The location without a password, for logs and messages; other values are returned as they are. */
+export function redactLocation(location: string): string {
+  if (!isPostgresUrl(location)) return location;
+  try {
+    const url = new URL(location);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return location.replace(/:[^:@/]*@/, ':***@');
+  }
+}
+
+export function parsePostgresLocation(location: string): PostgresLocation {
+  let url: URL;
+  try {
+    url = new URL(location);
+  } catch {
+    throw new StoreLocationError(`Not a valid PostgreSQL URL: ${redactLocation(location)}`);
+  }
+  const schema = url.searchParams.get('schema') ?? 'public';
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new StoreLocationError(
+      `schema=${JSON.stringify(schema)}: a schema name is lower-case letters, digits and _ (at most 63, not starting with a digit)`,
+    );
+  }
+  url.searchParams.delete('schema');
+  // A connection-string `options` would replace ours wholesale (node-postgres lets the URL win), so both go together.
+  const options = [url.searchParams.get('options'), `-c search_path=${schema}`].filter(Boolean).join(' ');
+  url.searchParams.delete('options');
+  // libpq's default user, which node-postgres takes from $USER only (CI may not set it). In
+  // the URL itself: whatever the URL leaves out, node-postgres lets it override the config.
+  if (!url.username && !url.searchParams.has('user')) {
+    const user = process.env.PGUSER || userInfo().username;
+    url.username = encodeURIComponent(user);
+    // A URL without a host (a Unix socket given as ?host=) cannot carry a user name.
+    if (!url.username) url.searchParams.set('user', user);
+  }
+  return {
+    config: { connectionString: url.toString(), options, application_name: 'scoop', types: TYPES },
+    schema,
+    channel: schema === 'public' ? 'scoop_content' : `scoop_content.${schema}`,
+    shown: redactLocation(location),
+  };
+}

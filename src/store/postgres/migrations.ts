@@ -1,0 +1,112 @@
+/**
+ * Versioned schema of the PostgreSQL store; each entry runs once, in order, in its own
+ * transaction. The tables are SQLite's (sqlite/migrations.ts) in PostgreSQL's types:
+ * bytea for binaries and token hashes, identity columns for ids, bigint where SQLite's
+ * integers are 64-bit.
+ */
+import type pg from 'pg';
+
+export const POSTGRES_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
+  INSERT INTO meta (key, value) VALUES ('content_version', '0');
+  CREATE TABLE blobs (
+    blob_id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    sha256 text NOT NULL UNIQUE,
+    size bigint NOT NULL,
+    chunk_count integer NOT NULL,
+    orphaned_at bigint
+  );
+  CREATE TABLE blob_chunks (
+    blob_id integer NOT NULL REFERENCES blobs (blob_id) ON DELETE CASCADE,
+    seq integer NOT NULL,
+    data bytea NOT NULL,
+    PRIMARY KEY (blob_id, seq)
+  );
+  -- Chunks are 256 KiB of already-dense bytes: compressing them again costs and saves nothing.
+  ALTER TABLE blob_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
+  CREATE TABLE records (
+    kind text NOT NULL,
+    id text NOT NULL,
+    doc text NOT NULL,
+    blob_id integer REFERENCES blobs (blob_id),
+    PRIMARY KEY (kind, id)
+  );
+  CREATE INDEX records_blob ON records (blob_id) WHERE blob_id IS NOT NULL;
+  CREATE TABLE tokens (
+    hash bytea PRIMARY KEY,
+    label text NOT NULL,
+    created_at text NOT NULL,
+    last_used_at text,
+    revoked_at text
+  );
+  `,
+  `
+  CREATE TABLE import_runs (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    finished_at text NOT NULL,
+    outcome text NOT NULL,
+    content_version bigint,
+    detail text
+  );
+  `,
+];
+
+/** Advisory-lock keys are per schema, so deployments sharing a database do not wait on each other. */
+export function lockKey(purpose: 'migrate' | 'import', schema: string): string {
+  return `scoop:${purpose}:${schema}`;
+}
+
+/** The versions recorded as applied; none when the schema was never migrated. */
+export async function appliedMigrations(client: pg.ClientBase): Promise<number[]> {
+  const { rows } = await client.query<{ present: boolean }>(
+    "SELECT to_regclass('schema_migrations') IS NOT NULL AS present",
+  );
+  if (!rows[0]?.present) return [];
+  const applied = await client.query<{ version: number }>(
+    'SELECT version FROM schema_migrations ORDER BY version',
+  );
+  return applied.rows.map((r) => r.version);
+}
+
+/**
+ * Applies what is missing, returning the versions applied now. Instances starting at once
+ * all call this: a session advisory lock lets one migrate while the others wait, and then
+ * find nothing left to do.
+ */
+export async function migrate(client: pg.ClientBase, schema: string): Promise<number[]> {
+  await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [lockKey('migrate', schema)]);
+  try {
+    // Only when missing: CREATE SCHEMA needs a right on the database that a deployment's
+    // user may lack for a schema its administrator created.
+    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA "${schema}"`);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)',
+    );
+    const applied = new Set(await appliedMigrations(client));
+    const now: number[] = [];
+    for (const [index, sql] of POSTGRES_MIGRATIONS.entries()) {
+      const version = index + 1;
+      if (applied.has(version)) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(sql);
+        await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
+          version,
+          new Date().toISOString(),
+        ]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+      now.push(version);
+    }
+    return now;
+  } finally {
+    await client
+      .query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [lockKey('migrate', schema)])
+      .catch(() => undefined);
+  }
+}

@@ -1,0 +1,319 @@
+/**
+ * The shared store: PostgreSQL, for several instances behind a load balancer. Reads run
+ * in one REPEATABLE READ READ ONLY transaction that also selects the content version, so
+ * one read is one import's state; an import is one transaction under an advisory lock
+ * (two imports queue), and its NOTIFY tells every serving instance to drop its cache.
+ */
+import pg from 'pg';
+import type { TokenInfo } from '../../auth/tokens.ts';
+import type {
+  ContentStore,
+  ImportRun,
+  ImportTransaction,
+  Snapshot,
+  StoredRecord,
+  StoreHealth,
+} from '../content-store.ts';
+import { schemaVersionOf } from '../content-store.ts';
+import { type CacheObserver, RecordCache, type RecordSource } from '../record-cache.ts';
+import { type RecordRow, storedRecord } from '../record-rows.ts';
+import { isConnectionError, storeError, unavailableOnConnectionError } from './connection-errors.ts';
+import { PostgresImportTransaction } from './import-transaction.ts';
+import { type PostgresLocation, parsePostgresLocation } from './location.ts';
+import { appliedMigrations, lockKey, migrate, POSTGRES_MIGRATIONS } from './migrations.ts';
+import { VersionWatch } from './version-watch.ts';
+
+const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+const POOL_SIZE = 10;
+
+export interface PostgresStoreOptions {
+  /** A serving process waits at most this long for a connection, then answers UNAVAILABLE. */
+  readonly connectTimeoutMs?: number;
+  /** Apply pending migrations when opening (default true; `scoop migrate` reports them itself). */
+  readonly migrate?: boolean;
+  readonly cacheBytes?: number;
+  readonly cacheObserver?: CacheObserver;
+  /** Told about connection trouble in the background (the pool's idle clients, the listener). */
+  readonly onBackgroundError?: (error: unknown) => void;
+  /** How often a serving store reads the content version besides listening (default 2 s). */
+  readonly versionCheckMs?: number;
+}
+
+interface RecordRowWithChunk extends RecordRow {
+  /** The only chunk, when there is just one. */
+  readonly data: Buffer | null;
+}
+
+interface RunRow {
+  finished_at: string;
+  content_version: number | null;
+  detail: string | null;
+}
+
+const SELECT_RECORD = `
+  SELECT r.id, r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, c.data
+  FROM records r
+  LEFT JOIN blobs b ON b.blob_id = r.blob_id
+  LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1`;
+
+/** As SQLite's `CAST(id AS INTEGER), id`: by the leading integer (0 for none), then bytewise. */
+const BY_NUMERIC_ID = `ORDER BY COALESCE(substring(r.id from '^-?[0-9]{1,18}')::bigint, 0), r.id COLLATE "C"`;
+
+const VERSION = "SELECT value FROM meta WHERE key = 'content_version'";
+
+export class PostgresStore implements ContentStore {
+  private readonly pool: pg.Pool;
+  private readonly cache: RecordCache;
+  private readonly watch: VersionWatch;
+
+  /** Opens the store, migrating it first unless told not to. */
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const store = new PostgresStore(parsePostgresLocation(url), options);
+    try {
+      if (options.migrate !== false) await store.migrate();
+      return store;
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+
+  private constructor(
+    readonly location: PostgresLocation,
+    options: PostgresStoreOptions,
+  ) {
+    const onError = options.onBackgroundError ?? (() => undefined);
+    const config: pg.ClientConfig = { ...location.config, keepAlive: true };
+    this.pool = new pg.Pool({
+      ...config,
+      max: POOL_SIZE,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    });
+    // A connection that is cut (a server restart, pg_terminate_backend) makes its client
+    // emit 'error', idle or checked out; unhandled, that would end the process. The pool
+    // drops an idle one (and reports it here); a checked-out one fails its query, and
+    // withClient discards it.
+    this.pool.on('error', onError);
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
+    this.watch = new VersionWatch({
+      channel: location.channel,
+      newClient: () =>
+        new pg.Client({ ...config, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000 }),
+      check: () => this.contentVersion(),
+      onError,
+      ...(options.versionCheckMs ? { checkEveryMs: options.versionCheckMs } : {}),
+    });
+    this.cache = new RecordCache(
+      this.source,
+      options.cacheBytes ?? DEFAULT_CACHE_BYTES,
+      options.cacheObserver,
+    );
+  }
+
+  /** A pooled connection for `work`; one that failed at the connection level is discarded, not reused. */
+  private async withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await unavailableOnConnectionError(() => this.pool.connect());
+    let failure: Error | undefined;
+    try {
+      return await work(client);
+    } catch (error) {
+      if (isConnectionError(error)) failure = error as Error;
+      throw storeError(error);
+    } finally {
+      client.release(failure);
+    }
+  }
+
+  /** A statement on any pooled connection; a named one is parsed once per connection. */
+  private query<R extends pg.QueryResultRow>(
+    text: string | { name: string; text: string },
+    values: unknown[] = [],
+  ): Promise<pg.QueryResult<R>> {
+    const config = typeof text === 'string' ? { text, values } : { ...text, values };
+    return unavailableOnConnectionError(() => this.pool.query<R>(config));
+  }
+
+  private toRecord(row: RecordRowWithChunk): StoredRecord {
+    return storedRecord(row, this.readChunk, row.data ?? undefined);
+  }
+
+  /**
+   * One pooled query per chunk and no transaction held between them: blobs are
+   * content-addressed and an import deletes one only a grace period after the last record
+   * stopped using it (import.ts collectBlobs), so the rows stay put while a reader streams.
+   */
+  private readonly readChunk = async (blobId: number, seq: number) => {
+    const { rows } = await this.query<{ data: Buffer }>(
+      { name: 'scoop_chunk', text: 'SELECT data FROM blob_chunks WHERE blob_id = $1 AND seq = $2' },
+      [blobId, seq],
+    );
+    return rows[0]?.data;
+  };
+
+  private snapshotOn(client: pg.PoolClient): Snapshot {
+    const rows = async (name: string, text: string, values: unknown[]) =>
+      (await client.query<RecordRowWithChunk>({ name, text, values })).rows;
+    return {
+      get: async (kind, id) => {
+        const [row] = await rows('scoop_get', `${SELECT_RECORD} WHERE r.kind = $1 AND r.id = $2`, [kind, id]);
+        return row ? this.toRecord(row) : undefined;
+      },
+      getMany: async (kind, ids) => {
+        const found = new Map<string, StoredRecord>();
+        if (ids.length === 0) return found;
+        const list = await rows('scoop_get_many', `${SELECT_RECORD} WHERE r.kind = $1 AND r.id = ANY($2)`, [
+          kind,
+          [...new Set(ids)],
+        ]);
+        for (const row of list) found.set(row.id, this.toRecord(row));
+        return found;
+      },
+      all: async (kind) =>
+        (await rows('scoop_all', `${SELECT_RECORD} WHERE r.kind = $1 ${BY_NUMERIC_ID}`, [kind])).map(
+          (row) => ({
+            id: row.id,
+            record: this.toRecord(row),
+          }),
+        ),
+    };
+  }
+
+  private readonly source: RecordSource = {
+    knownVersion: () => this.watch.current(),
+    // The snapshot is taken at the transaction's first statement, the version's SELECT:
+    // every later statement of the read sees that version's rows and no other.
+    consistent: (read) =>
+      this.withClient(async (client) => {
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        try {
+          const { rows } = await client.query<{ value: string }>({ name: 'scoop_version', text: VERSION });
+          const version = Number(rows[0]!.value);
+          this.watch.observe(version);
+          const result = await read(this.snapshotOn(client), version);
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          if (!isConnectionError(error)) await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      }),
+  };
+
+  async read<T>(read: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+    return this.cache.read(read);
+  }
+
+  knownVersion(): Promise<number> {
+    return this.watch.current();
+  }
+
+  async contentVersion(): Promise<number> {
+    const { rows } = await this.query<{ value: string }>(VERSION);
+    return Number(rows[0]!.value);
+  }
+
+  async migrate(): Promise<number[]> {
+    return this.withClient((client) => migrate(client, this.location.schema));
+  }
+
+  async health(): Promise<StoreHealth> {
+    return this.withClient(async (client) => {
+      const schemaVersion = schemaVersionOf(await appliedMigrations(client));
+      const latestSchemaVersion = POSTGRES_MIGRATIONS.length;
+      if (schemaVersion < latestSchemaVersion) return { schemaVersion, latestSchemaVersion };
+      const { rows } = await client.query<{ value: string }>(VERSION);
+      return { schemaVersion, latestSchemaVersion, contentVersion: Number(rows[0]!.value) };
+    });
+  }
+
+  /**
+   * One transaction on one connection. The advisory lock, held until commit or rollback,
+   * makes a second import wait for the first instead of interleaving with it.
+   */
+  async importTransaction<T>(work: (tx: ImportTransaction) => Promise<T>): Promise<T> {
+    let committed: number | undefined;
+    const result = await this.withClient(async (client) => {
+      await client.query('BEGIN');
+      try {
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+          lockKey('import', this.location.schema),
+        ]);
+        const tx = new PostgresImportTransaction(client, this.location.channel);
+        const done = await work(tx);
+        await client.query('COMMIT');
+        committed = tx.bumpedTo;
+        return done;
+      } catch (error) {
+        if (!isConnectionError(error)) await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+    // This process sees its own import at once, without waiting for its notification.
+    if (committed !== undefined) this.watch.observe(committed);
+    return result;
+  }
+
+  async importRuns() {
+    const { rows } = await this.query<RunRow & { committed: number }>(
+      'SELECT count(*) OVER () AS committed, finished_at, content_version, detail FROM import_runs ORDER BY id DESC LIMIT 1',
+    );
+    const row = rows[0];
+    const last: ImportRun | undefined = row && {
+      outcome: 'imported',
+      finishedAt: row.finished_at,
+      contentVersion: row.content_version,
+      detail: row.detail,
+    };
+    return { committed: row?.committed ?? 0, last };
+  }
+
+  async addToken(hash: Buffer, label: string, createdAt: string): Promise<void> {
+    await this.query('INSERT INTO tokens (hash, label, created_at) VALUES ($1, $2, $3)', [
+      hash,
+      label,
+      createdAt,
+    ]);
+  }
+
+  async findActiveToken(hash: Buffer): Promise<Buffer | undefined> {
+    const { rows } = await this.query<{ hash: Buffer }>(
+      'SELECT hash FROM tokens WHERE hash = $1 AND revoked_at IS NULL',
+      [hash],
+    );
+    return rows[0]?.hash;
+  }
+
+  async revokeToken(hash: Buffer, revokedAt: string): Promise<boolean> {
+    const result = await this.query(
+      'UPDATE tokens SET revoked_at = $1 WHERE hash = $2 AND revoked_at IS NULL',
+      [revokedAt, hash],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async touchToken(hash: Buffer, usedAt: string): Promise<void> {
+    await this.query('UPDATE tokens SET last_used_at = $1 WHERE hash = $2', [usedAt, hash]);
+  }
+
+  async listTokens(): Promise<TokenInfo[]> {
+    const { rows } = await this.query<{
+      label: string;
+      created_at: string;
+      last_used_at: string | null;
+      revoked_at: string | null;
+    }>(
+      'SELECT label, created_at, last_used_at, revoked_at FROM tokens ORDER BY created_at, label COLLATE "C"',
+    );
+    return rows.map((r) => ({
+      label: r.label,
+      createdAt: r.created_at,
+      lastUsedAt: r.last_used_at,
+      revokedAt: r.revoked_at,
+    }));
+  }
+
+  async close(): Promise<void> {
+    await this.watch.close();
+    await this.pool.end().catch(() => undefined);
+  }
+}
