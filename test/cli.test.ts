@@ -1,7 +1,8 @@
 /**
  * The `scoop` command end to end: each test spawns `node bin/scoop.js …` against a
  * database in a scratch folder (also the working directory, so a default path could
- * never touch the repository) and checks exit code, stdout and stderr.
+ * never touch the repository), or a fresh PostgreSQL schema, and checks exit code,
+ * stdout and stderr.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -11,9 +12,12 @@ import { describe, test } from 'node:test';
 import { Authenticator } from '../src/auth/authenticator.ts';
 import { hashToken } from '../src/auth/tokens.ts';
 import { ScoopError } from '../src/contract/errors.ts';
+import type { ContentStore } from '../src/store/content-store.ts';
+import { redactLocation } from '../src/store/postgres/location.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { bundleJson, generation, scratch } from './support/bundles.ts';
-import { databaseFileHash, dumpDatabase } from './support/sqlite.ts';
+import { DATABASES, POSTGRES, SQLITE, type TestDatabase } from './support/databases.ts';
+import { databaseFileHash } from './support/sqlite.ts';
 
 const s = scratch();
 const BIN = path.resolve('bin/scoop.js');
@@ -53,8 +57,13 @@ async function ok(args: readonly string[], env: Readonly<Record<string, string>>
   return run.stdout;
 }
 
-async function withStore<T>(db: string, use: (store: SqliteStore) => Promise<T>): Promise<T> {
-  const store = new SqliteStore(db);
+/** Opens the store at `location` (a SQLite file unless `database` says otherwise) for `use`. */
+async function withStore<T>(
+  location: string,
+  use: (store: ContentStore) => Promise<T>,
+  database: TestDatabase = SQLITE,
+): Promise<T> {
+  const store = database === SQLITE ? new SqliteStore(location) : await database.attach(location);
   try {
     return await use(store);
   } finally {
@@ -91,33 +100,6 @@ describe('scoop import', { concurrency: true }, () => {
     }
     assert.match(again, /content version 2/);
     assert.equal(await withStore(db, (store) => store.contentVersion()), 2);
-  });
-
-  test('a refused bundle exits 1, names the record and field on stderr, and changes nothing', async () => {
-    const db = s.dbPath();
-    await ok(['import', generationBundle(1), '--db', db]);
-    const dump = dumpDatabase(db);
-    const hash = databaseFileHash(db);
-
-    const invalid = generationBundle(2, {
-      artikel: [{ artikelID: 1, kontakte: [{ art: 'privat' }] }],
-    });
-    const refused = await scoop(['import', invalid, '--db', db]);
-    assert.equal(refused.code, 1);
-    assert.match(
-      refused.stderr,
-      /import refused, nothing was changed: artikel\[0\] \(artikelID 1\)\.kontakte\[0\]\.art: /,
-    );
-    assert.equal(refused.stdout, '');
-
-    // Refused inside the transaction, after every record was written.
-    const dangling = generationBundle(2, { artikel: [{ artikelID: 1 }, { artikelID: 2, anhaenge: [404] }] });
-    const late = await scoop(['import', dangling, '--db', db]);
-    assert.equal(late.code, 1);
-    assert.match(late.stderr, /artikel\[1\] \(artikelID 2\)\.anhaenge: anhaenge 404 is neither/);
-
-    assert.deepEqual(dumpDatabase(db), dump);
-    assert.equal(databaseFileHash(db), hash);
   });
 
   test('SCOOP_DB is honoured, and --db wins over it', async () => {
@@ -159,8 +141,106 @@ describe('scoop import', { concurrency: true }, () => {
   });
 });
 
+for (const database of DATABASES) {
+  describe(`scoop import and migrate on ${database.name}`, { concurrency: true }, () => {
+    const { test } = database;
+
+    test('a refused bundle exits 1, names the record and field on stderr, and changes nothing', async () => {
+      const place = await database.newLocation();
+      try {
+        const db = place.location;
+        await ok(['import', generationBundle(1), '--db', db]);
+        const dump = await place.dump();
+        const hash = database === SQLITE ? databaseFileHash(db) : undefined;
+
+        const invalid = generationBundle(2, {
+          artikel: [{ artikelID: 1, kontakte: [{ art: 'privat' }] }],
+        });
+        const refused = await scoop(['import', invalid, '--db', db]);
+        assert.equal(refused.code, 1);
+        assert.match(
+          refused.stderr,
+          /import refused, nothing was changed: artikel\[0\] \(artikelID 1\)\.kontakte\[0\]\.art: /,
+        );
+        assert.equal(refused.stdout, '');
+
+        // Refused inside the transaction, after every record (and a new binary) was written.
+        const dangling = generationBundle(3, {
+          artikel: [{ artikelID: 1 }, { artikelID: 2, anhaenge: [404] }],
+        });
+        const late = await scoop(['import', dangling, '--db', db]);
+        assert.equal(late.code, 1);
+        assert.match(late.stderr, /artikel\[1\] \(artikelID 2\)\.anhaenge: anhaenge 404 is neither/);
+
+        // Every row of every table as before; for SQLite the file byte for byte too.
+        assert.deepEqual(await place.dump(), dump);
+        if (hash !== undefined) assert.equal(databaseFileHash(db), hash);
+      } finally {
+        await place.dispose();
+      }
+    });
+
+    test('migrate brings a new store to the latest schema version, then has nothing to do', async () => {
+      const place = await database.newLocation();
+      try {
+        const shown = redactLocation(place.location);
+        assert.equal(
+          await ok(['migrate', '--db', place.location]),
+          `${shown}: schema version 2 (applied 1, 2)\n`,
+        );
+        assert.equal(
+          await ok(['migrate'], { SCOOP_DB: place.location }),
+          `${shown}: schema version 2 (nothing to apply)\n`,
+        );
+        const stdout = await ok(['import', generationBundle(1)], { SCOOP_DB: place.location });
+        assert.match(stdout, /content version 1/);
+        const token = (await ok(['token', 'create', '--db', place.location])).trim();
+        await withStore(place.location, (store) => new Authenticator(store).verify(token), database);
+      } finally {
+        await place.dispose();
+      }
+    });
+  });
+}
+
+describe('scoop with PostgreSQL', { concurrency: true }, () => {
+  POSTGRES.test('a password in the URL is never printed', async () => {
+    const place = await POSTGRES.newLocation();
+    try {
+      const url = new URL(place.location);
+      url.password = 'geheim-123'; // trust authentication: the server never asks for it
+      const migrated = await ok(['migrate', '--db', url.toString()]);
+      assert.match(migrated, /^postgres:\/\/[^/]*:\*\*\*@127\.0\.0\.1/);
+      const imported = await ok(['import', generationBundle(1)], { SCOOP_DB: url.toString() });
+      for (const stdout of [migrated, imported]) assert.doesNotMatch(stdout, /geheim/);
+    } finally {
+      await place.dispose();
+    }
+  });
+
+  test('an unreachable PostgreSQL is one line on stderr and exit code 1', async () => {
+    const run = await scoop(['token', 'list', '--db', 'postgres://127.0.0.1:1/scoop']);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /^scoop token: PostgreSQL store unavailable \(ECONNREFUSED: .*\)\n$/);
+    assert.equal(run.stdout, '');
+  });
+
+  test('a schema name PostgreSQL would fold or need quoted is a usage error', async () => {
+    const run = await scoop(['migrate', '--db', 'postgres://127.0.0.1:1/scoop?schema=Scoop-Prod']);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /schema="Scoop-Prod": a schema name is lower-case letters/);
+  });
+});
+
 describe('scoop commands', { concurrency: true }, () => {
-  for (const args of [['--help'], ['-h'], ['import', '--help'], ['token', '--help'], ['serve', '--help']]) {
+  for (const args of [
+    ['--help'],
+    ['-h'],
+    ['import', '--help'],
+    ['token', '--help'],
+    ['serve', '--help'],
+    ['migrate', '--help'],
+  ]) {
     test(`${args.join(' ')} exits 0 and prints usage`, async () => {
       const run = await scoop(args);
       assert.equal(run.code, 0);

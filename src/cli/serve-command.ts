@@ -1,26 +1,40 @@
 import pino from 'pino';
 import { ImageService } from '../images/image-service.ts';
 import { createMetrics } from '../observe/metrics.ts';
-import { registerStoreMetrics, startAdminServer } from '../server/admin-server.ts';
+import { registerStoreMetrics, startAdminServer, storeProbes } from '../server/admin-server.ts';
+import {
+  becomesPrimary,
+  isWorker,
+  joinCluster,
+  leaveCluster,
+  logBase,
+  runPrimary,
+} from '../server/cluster.ts';
 import { startServer } from '../server/http-server.ts';
 import { SettingsError, serveSettings } from '../server/settings.ts';
 import { BundleError } from '../store/bundle/validate.ts';
 import { importFolder } from '../store/import.ts';
 import { openStore } from '../store/open-store.ts';
+import { redactLocation } from '../store/postgres/location.ts';
 import { formatSummary } from './import-command.ts';
 import { parseCommand, UsageError } from './usage.ts';
 
 const HELP = `Usage: scoop serve [--host H] [--port P] [--db PATH] [--namespace NS] [--public-url URL] [--seed BUNDLE]
+                   [--workers N]
 
 Serves the four endpoints (SOAP 1.1, SOAP 1.2, HTTP GET, HTTP POST).
 
 Options (each also an environment variable):
   --host H          SCOOP_HOST        address to listen on (default 127.0.0.1)
   --port P          SCOOP_PORT        port (default 8080)
-  --db PATH         SCOOP_DB          SQLite file (default ./data/scoop.db)
+  --db PATH|URL     SCOOP_DB          SQLite file (default ./data/scoop.db) or
+                                      postgres://user@host:5432/db[?schema=NAME]; migrated at start
   --namespace NS    SCOOP_NAMESPACE   XML namespace (default http://scoop.example.org/api)
   --public-url URL  SCOOP_PUBLIC_URL  public base URL, for WSDL addresses
   --seed BUNDLE                       import BUNDLE first if the store has never been imported into
+  --workers N       SCOOP_WORKERS     processes serving on this machine (node:cluster; default 1 = no
+                                      cluster): a primary seeds, forks N workers, replaces one that
+                                      exits, answers the admin listener for all, drains all on SIGTERM
                     SCOOP_HTTP_AUTH   on (default) or off: whether HTTP GET/POST need a token
                     SCOOP_TRUST_PROXY on or off (default): use X-Forwarded-Proto/-Host in URLs
                     SCOOP_ADMIN_HOST, SCOOP_ADMIN_PORT  admin listener (/metrics, /healthz, /readyz;
@@ -37,6 +51,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       namespace: { type: 'string' },
       'public-url': { type: 'string' },
       seed: { type: 'string' },
+      workers: { type: 'string' },
     },
     HELP,
   );
@@ -50,19 +65,25 @@ export async function serveCommand(args: string[]): Promise<number> {
     if (error instanceof SettingsError) throw new UsageError(error.message);
     throw error;
   }
-  const logger = pino({ level: settings.logLevel, base: undefined });
+  const logger = pino({ level: settings.logLevel, base: logBase() });
   const metrics = createMetrics();
   const store = await openStore(settings.db, {
     serving: true,
     cacheBytes: settings.recordCacheBytes,
-    cacheObserver: { lookup: (result) => metrics.cacheLookups.inc({ cache: 'records', result }) },
+    cacheObserver: {
+      lookup: (result) => metrics.cacheLookups.series('records', result).inc(),
+    },
+    onBackgroundError: (err: unknown) => logger.warn({ err: String(err) }, 'store connection trouble'),
   });
   registerStoreMetrics(metrics, store);
   const seed = parsed.values.seed;
-  if (typeof seed === 'string' && (await store.contentVersion()) === 0) {
+  // With --workers the primary has seeded before forking (cluster.ts).
+  if (typeof seed === 'string' && !isWorker && (await store.contentVersion()) === 0) {
     try {
       const summary = await importFolder(store, seed);
-      process.stderr.write(`Imported ${seed} into ${settings.db}:\n${formatSummary(summary)}\n`);
+      process.stderr.write(
+        `Imported ${seed} into ${redactLocation(settings.db)}:\n${formatSummary(summary)}\n`,
+      );
     } catch (error) {
       if (error instanceof BundleError) {
         process.stderr.write(`scoop serve: the seed bundle was refused: ${error.message}\n`);
@@ -72,6 +93,11 @@ export async function serveCommand(args: string[]): Promise<number> {
       throw error;
     }
   }
+  if (becomesPrimary(settings)) {
+    await store.close();
+    return runPrimary(settings, logger);
+  }
+  joinCluster(metrics.registry, storeProbes(metrics, store).readiness);
   const images = await ImageService.open(settings.images, {
     onError: (err: unknown) => logger.warn({ err }, 'variant cache file failed; answered without it'),
   });
@@ -97,11 +123,11 @@ export async function serveCommand(args: string[]): Promise<number> {
     settings.server,
   );
   const admin =
-    settings.adminPort === undefined
+    settings.adminPort === undefined || isWorker
       ? undefined
       : await startAdminServer(metrics, store, settings.adminHost, settings.adminPort);
   logger.info(
-    { url: running.url, admin: admin?.url, db: settings.db },
+    { url: running.url, admin: admin?.url, db: redactLocation(settings.db) },
     `scoop listening on ${running.url}${admin ? `, admin on ${admin.url}` : ''}`,
   );
   const signal = await new Promise<string>((resolve) => {
@@ -113,5 +139,6 @@ export async function serveCommand(args: string[]): Promise<number> {
   await admin?.close();
   await store.close();
   logger.info('stopped');
+  leaveCluster();
   return 0;
 }
