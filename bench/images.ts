@@ -50,7 +50,7 @@ export interface ImageBenchResult {
 }
 
 /** A photo-like 4000×3000 JPEG: smooth gradients with fine noise, so it neither compresses to nothing nor is all noise. */
-async function photo(): Promise<Buffer> {
+export async function photo(): Promise<Buffer> {
   const width = 4000;
   const height = 3000;
   const raw = Buffer.alloc(width * height * 3);
@@ -99,7 +99,7 @@ async function startServer(work: string): Promise<{ child: ChildProcess; port: n
       path.join(work, 'bundle'),
     ],
     {
-      env: { ...process.env, SCOOP_ADMIN_PORT: 'off', SCOOP_LOG_LEVEL: 'info' },
+      env: { ...process.env, SCOOP_ADMIN_PORT: 'off', SCOOP_LOG_LEVEL: 'info', SCOOP_WORKERS: '1' },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
@@ -229,11 +229,12 @@ async function storm(port: number, pid: number): Promise<ImageBenchResult['storm
   };
 }
 
-export async function benchImages(): Promise<ImageBenchResult> {
+/** `source`: the 12 MP JPEG when the caller has made one already (the benchmark bundle's). */
+export async function benchImages(source?: Buffer): Promise<ImageBenchResult> {
   const work = mkdtempSync(path.join(tmpdir(), 'scoop-bench-'));
   let child: ChildProcess | undefined;
   try {
-    const jpeg = await photo();
+    const jpeg = source ?? (await photo());
     writeBundle(path.join(work, 'bundle'), jpeg);
     const server = await startServer(work);
     child = server.child;

@@ -1,62 +1,334 @@
 /**
- * `npm run bench`: runs the benchmarks (today: images), prints a table and writes JSON
- * to bench/results/ (not committed). Not part of `npm test`: it takes about half a
- * minute and its figures depend on the machine.
+ * `npm run bench`: the benchmark harness (issue 7). Not part of `npm test`: its figures
+ * depend on the machine, and it takes about three minutes.
+ *
+ *   npm run bench                              everything: scenarios vs ceiling and peer, 200 MB, RSS, images
+ *   npm run bench -- --only getBereich-get,huge   some scenarios (names as in the table; `huge`, `images`)
+ *   npm run bench -- --seconds 10 --warmup 2   longer runs
+ *   npm run bench -- --store postgres          ours on PostgreSQL too, as a ratio of SQLite (bench/stores.ts;
+ *                                              by default PostgreSQL is measured when one answers)
+ *   npm run bench -- --store sqlite            SQLite only
+ *   npm run bench -- --no-peer --no-images
+ *   npm run bench -- --wait-quiet 300         first wait (up to 300 s) until other work leaves the CPUs
+ *   npm run bench -- --no-pin                 do not pin the servers to CPU 0 and wrk to CPU 1
+ *   npm run bench -- --load                    the 1,000-connection load test instead (bench/load-test.ts)
+ *   npm run bench -- --load --load-delay-ms 100   … with 100 ms think time per request (paced clients)
+ *   npm run bench -- --profile                 a CPU profile of the hot path instead (bench/profile.ts)
+ *
+ * Writes bench/results/bench.json (schema in bench/report.ts) and prints the table.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { benchImages } from './images.ts';
+import { parseArgs } from 'node:util';
+import { importAndToken, writeBundle } from './bundle.ts';
+import type { CaptureEntry } from './ceiling.ts';
+import { type Captured, capture } from './http.ts';
+import { benchImages, type ImageBenchResult, photo } from './images.ts';
+import { ensureWrk } from './load.ts';
+import { runLoadTest } from './load-test.ts';
+import { compareStore, configure, measureHuge, runScenarios, type Targets } from './measure.ts';
+import {
+  machineBusy,
+  memory,
+  pinCpus,
+  pinned,
+  RssSampler,
+  SERVE_ENV,
+  startBenchChild,
+  startScoop,
+  stopAll,
+  waitQuiet,
+} from './processes.ts';
+import { runProfile } from './profile.ts';
+import { type BenchReport, codeState, machine, render, type StoreComparison, write } from './report.ts';
+import { scenarios as allScenarios, hugeRequest, RSS_TARGET_MB, V7_PATH } from './scenarios.ts';
+import { extraStores } from './stores.ts';
+import { sameBytes, sameValues, soapValues } from './verify.ts';
 
 const RESULTS = path.resolve('bench/results');
+const WRONG_TOKEN = '22222222-2222-2222-2222-222222222222';
 
-const round = (n: number, digits = 1) => Number(n.toFixed(digits));
+const { values: opts } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    only: { type: 'string' },
+    seconds: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '1' },
+    connections: { type: 'string', default: '32' },
+    store: { type: 'string', multiple: true },
+    'no-peer': { type: 'boolean', default: false },
+    'no-images': { type: 'boolean', default: false },
+    load: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+    'load-seconds': { type: 'string', default: '60' },
+    'load-connections': { type: 'string', default: '1000' },
+    'load-delay-ms': { type: 'string', default: '0' },
+    keep: { type: 'boolean', default: false },
+    'wait-quiet': { type: 'string', default: '0' },
+    pin: { type: 'boolean', default: true },
+    'no-pin': { type: 'boolean', default: false },
+  },
+});
 
-const machine = {
-  node: process.version,
-  cpus: availableParallelism(),
-  cpu: cpus()[0]?.model ?? 'unknown',
-  date: new Date().toISOString(),
-};
+const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+const log = (line: string) => process.stderr.write(`${line}\n`);
 
-process.stderr.write('images: generating a 12 MP JPEG and starting a server…\n');
-const images = await benchImages();
+/** Builds dist/cli.mjs (as `npm start` does) and says what `bin/scoop.js` will run. */
+function build(): string {
+  const run = spawnSync(process.execPath, ['scripts/build.mjs'], { encoding: 'utf8' });
+  if (run.status !== 0) log(`build failed, the server runs from the sources: ${run.stderr}`);
+  const newest = (dir: string): number =>
+    Math.max(
+      0,
+      ...readdirSync(dir, { withFileTypes: true }).map((e) =>
+        e.isDirectory()
+          ? newest(path.join(dir, e.name))
+          : e.name.endsWith('.ts')
+            ? statSync(path.join(dir, e.name)).mtimeMs
+            : 0,
+      ),
+    );
+  try {
+    return statSync('dist/cli.mjs').mtimeMs >= newest('src')
+      ? 'dist/cli.mjs (esbuild bundle)'
+      : 'src via tsx';
+  } catch {
+    return 'src via tsx';
+  }
+}
 
-const rows: Array<[string, string]> = [
-  [
-    'source',
-    `${images.source.width}×${images.source.height} JPEG, ${round(images.source.bytes / 2 ** 20, 2)} MiB`,
-  ],
-  ['resize slots', String(images.resizeConcurrency)],
-  [
-    'cold resize 800×600 crop (median)',
-    `${round(images.cold.medianMs)} ms (min ${round(images.cold.minMs)}, max ${round(images.cold.maxMs)}, ${images.cold.runs} runs)`,
-  ],
-  [
-    'cache hits',
-    `${round(images.hits.perSecond, 0)} req/s (median ${round(images.hits.medianMs)} ms, ${images.hits.connections} connections, ${images.hits.seconds} s)`,
-  ],
-  [
-    `${images.storm.requests} concurrent distinct resizes`,
-    `${images.storm.ok} ok, ${images.storm.busy} busy, ${round(images.storm.wallMs)} ms wall`,
-  ],
-  [
-    'server RSS',
-    `${round(images.rssMb.idle)} MB idle, ${round(images.rssMb.afterCold)} after cold, ${round(images.rssMb.afterHits)} after hits`,
-  ],
-  [
-    'server RSS, storm',
-    `${round(images.storm.baselineRssMb)} MB before, ${round(images.storm.peakRssMb)} MB peak`,
-  ],
-  [
-    'getBereich during the storm',
-    `median ${round(images.storm.bereichMedianMs)} ms, max ${round(images.storm.bereichMaxMs)} ms`,
-  ],
-];
-const width = Math.max(...rows.map(([k]) => k.length));
-process.stdout.write(`\n${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`);
+async function bench(): Promise<BenchReport> {
+  const started = performance.now();
+  configure({
+    connections: Number(opts.connections),
+    warmupSeconds: Number(opts.warmup),
+    seconds: Number(opts.seconds),
+  });
+  const only = opts.only ? new Set(opts.only.split(',').map((s) => s.trim())) : undefined;
+  const wants = (name: string) => !only || only.has(name);
+  const generator = ensureWrk();
+  log(`load generator: ${generator}`);
+  const runtime = build();
+  const work = mkdtempSync(path.join(tmpdir(), 'scoop-bench-'));
+  const targets: Partial<Targets> = {};
+  const notes: string[] = [];
+  const loadAtStart = loadavg()[0]!;
+  // Other processes on this 2-core machine (a test suite, a build) skew every figure.
+  const waitSeconds = Number(opts['wait-quiet']);
+  if (waitSeconds > 0) log(`waiting up to ${waitSeconds} s for the machine to be quiet…`);
+  const busyAtStart = waitSeconds > 0 ? await waitQuiet(waitSeconds) : await machineBusy();
+  if (busyAtStart > 0.15)
+    notes.push(
+      `the machine was busy with other work at the start (${(busyAtStart * 100).toFixed(0)}% CPU, 1-minute load average ${loadAtStart.toFixed(2)}): figures are noisy`,
+    );
+  try {
+    const withHuge = wants('huge');
+    const withImages = wants('images') && !opts['no-images'];
+    log('generating the bundle (12 MP JPEG, attachments up to 200 MB)…');
+    const jpeg = await photo();
+    const bundle = await writeBundle(path.join(work, 'bundle'), { huge: withHuge, jpeg });
+    const db = path.join(work, 'scoop.db');
+    log('importing…');
+    const { token, importMs } = importAndToken(bundle.dir, db);
+    const list = allScenarios(token).filter((s) => wants(s.name));
 
-mkdirSync(RESULTS, { recursive: true });
-const file = path.join(RESULTS, 'images.json');
-writeFileSync(file, `${JSON.stringify({ machine, images }, null, 2)}\n`);
-process.stdout.write(`\nwritten to ${path.relative(process.cwd(), file)}\n`);
+    targets.ours = await startScoop({ db });
+    const ours = targets.ours;
+    log(`scoop serve pid ${ours.pid} on ${ours.url} (${runtime})`);
+
+    // Capture each answer once; the ceiling replays exactly these bytes.
+    const captureDir = path.join(work, 'captures');
+    mkdirSync(captureDir);
+    const captured = new Map<
+      string,
+      { ours: Captured; ceiling?: Captured; peer?: Captured; peerNote?: string }
+    >();
+    const manifest: CaptureEntry[] = [];
+    for (const s of list) {
+      const c = await capture(ours.url, s.request);
+      captured.set(s.name, { ours: c });
+      const bodyFile = path.join(captureDir, `${s.name}.bin`);
+      writeFileSync(bodyFile, c.body);
+      manifest.push({
+        name: s.name,
+        method: s.request.method,
+        path: s.request.path,
+        status: c.status,
+        headers: c.rawHeaders,
+        bodyFile,
+      });
+    }
+    let hugeBytes = 0;
+    if (withHuge) {
+      log('capturing the 200 MB answer…');
+      const huge = hugeRequest();
+      const c = await capture(ours.url, huge);
+      hugeBytes = c.body.length;
+      const bodyFile = path.join(captureDir, 'huge.bin');
+      writeFileSync(bodyFile, c.body);
+      manifest.push({
+        name: huge.headers['x-bench-scenario']!,
+        method: huge.method,
+        path: huge.path,
+        status: c.status,
+        headers: c.rawHeaders,
+        bodyFile,
+      });
+    }
+    const manifestFile = path.join(work, 'captures.json');
+    writeFileSync(manifestFile, JSON.stringify(manifest));
+    const idleMb = memory(ours.pid).rssMb;
+
+    targets.ceiling = await startBenchChild('ceiling', 'bench/ceiling.ts', [manifestFile]);
+    for (const s of list) {
+      const c = captured.get(s.name)!;
+      const again = await capture(targets.ceiling.url, s.request);
+      const differs = sameBytes(c.ours, again);
+      if (differs) throw new Error(`the ceiling's answer to ${s.name} is not ours: ${differs}`);
+      c.ceiling = again;
+    }
+
+    if (!opts['no-peer'] && list.some((s) => s.binding !== 'httpget')) {
+      targets.peer = await startBenchChild('peer', 'bench/peer.ts', [
+        '--db',
+        db,
+        '--wsdl-from',
+        ours.url,
+        '--soap12',
+        V7_PATH,
+      ]);
+      for (const s of list.filter((x) => x.binding !== 'httpget')) {
+        const c = captured.get(s.name)!;
+        const answer = await capture(targets.peer.url, s.request);
+        const differs = sameValues(c.ours, answer);
+        if (soapValues(answer.body.toString('utf8')).undeclaredXsi)
+          notes.push(
+            `peer, ${s.name}: node-soap writes xsi:nil without declaring the xsi prefix (read leniently)`,
+          );
+        if (differs) {
+          c.peerNote = `peer's answer differs: ${differs}`;
+          log(`peer, ${s.name}: ${differs}`);
+        } else c.peer = answer;
+        if (s.request.body?.includes(token)) {
+          // The peer checks the token too: a wrong one must be refused, as ours refuses it.
+          const wrong = { ...s.request, body: s.request.body.replace(token, WRONG_TOKEN) };
+          const refused = await capture(targets.peer.url, wrong);
+          if (refused.status === 200) c.peerNote = `the peer answered 200 to a wrong token in ${s.name}`;
+        }
+      }
+    }
+
+    const sampler = new RssSampler(ours.pid, 100);
+    const scenarioResults = await runScenarios(work, list, targets as Targets, captured);
+    const underLoad = sampler.stop();
+    const largeAttachment = withHuge ? await measureHuge(targets as Targets, hugeBytes) : null;
+
+    await targets.peer?.stop();
+    await targets.ceiling.stop();
+    await ours.stop();
+
+    const stores: StoreComparison[] = [];
+    const extra = list.length > 0 ? await extraStores(opts.store, notes) : [];
+    if (extra.length > 0) {
+      // The same records without the 20 and 200 MB files, which no scenario here reads.
+      const small = withHuge
+        ? (await writeBundle(path.join(work, 'bundle-small'), { huge: false, jpeg: undefined })).dir
+        : bundle.dir;
+      for (const store of extra) stores.push(await compareStore(work, store, small, list, scenarioResults));
+    }
+
+    let images: ImageBenchResult | null = null;
+    if (withImages) {
+      log('images: resizing benchmark (its own server)…');
+      images = await benchImages(jpeg);
+    }
+
+    const rss = {
+      idleMb,
+      peakUnderLoadMb: underLoad.peakMb,
+      samples: underLoad.samples,
+      targetMb: RSS_TARGET_MB,
+      pass: underLoad.peakMb <= RSS_TARGET_MB,
+    };
+    return {
+      schema: 'scoop-bench/1',
+      command,
+      date: new Date().toISOString(),
+      machine: machine(generator),
+      settings: {
+        code: codeState(),
+        connections: Number(opts.connections),
+        generatorThreads: 1,
+        cpuPinning: pinned('server').length > 0 ? 'servers on CPU 0, wrk on CPU 1 (taskset)' : 'none',
+        keepAlive: true,
+        warmupSeconds: Number(opts.warmup),
+        seconds: Number(opts.seconds),
+        host: '127.0.0.1',
+        machineBusyAtStart: busyAtStart,
+        loadAverage: { atStart: loadAtStart, atEnd: loadavg()[0] },
+        server: {
+          process: 'scoop serve, a separate child process, one worker',
+          runtime,
+          store: 'sqlite (temp file)',
+          env: SERVE_ENV,
+          note: 'SCOOP_LOG_LEVEL=warn: no per-request log lines, so logging does not dominate',
+        },
+        ceiling: 'bench/ceiling.ts: node:http replaying our captured answers from memory',
+        peer: opts['no-peer']
+          ? 'not run'
+          : 'bench/peer.ts: npm soap 1.13.0 on our WSDL, our store and HANDLERS',
+        bundle: {
+          attachmentBytes: bundle.attachmentBytes,
+          articleAnswerBytes: captured.get('getArtikelDetails-soap11')?.ours.body.length ?? null,
+          jpegBytes: jpeg.length,
+          importMs: Math.round(importMs),
+        },
+        rssSampling:
+          'VmRSS of the server pid every 100 ms during all scenarios (ours, ceiling and peer runs)',
+      },
+      notes,
+      scenarios: scenarioResults,
+      largeAttachment,
+      rss,
+      stores,
+      images,
+      pass:
+        scenarioResults.every((s) => s.pass) &&
+        (largeAttachment?.pass ?? true) &&
+        rss.pass &&
+        stores.every((s) => s.pass),
+      durationSeconds: (performance.now() - started) / 1000,
+    };
+  } finally {
+    await stopAll();
+    if (opts.keep) log(`kept ${work}`);
+    else rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  pinCpus(opts.pin && !opts['no-pin']);
+  if (opts.load) {
+    await runLoadTest({
+      seconds: Number(opts['load-seconds']),
+      connections: Number(opts['load-connections']),
+      delayMs: Number(opts['load-delay-ms']),
+      command,
+    });
+    return;
+  }
+  if (opts.profile) {
+    await runProfile({ command });
+    return;
+  }
+  const report = await bench();
+  process.stdout.write(`\n${render(report)}\n`);
+  process.stdout.write(`\nwritten to ${write(path.join(RESULTS, 'bench.json'), report)}\n`);
+}
+
+process.once('SIGINT', () => {
+  void stopAll().then(() => process.exit(130));
+});
+await main();

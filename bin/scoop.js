@@ -1,7 +1,37 @@
 #!/usr/bin/env node
-// Entry point of the `scoop` command: registers the TypeScript loader, then runs the CLI.
-import { register } from 'tsx/esm/api';
+// Entry point of the `scoop` command. Runs the built bundle (dist/cli.mjs, made by
+// `npm install`, `npm start` and `npm test`) when it is at least as new as every source
+// file; otherwise the sources themselves through the TypeScript loader, so a stale build
+// is never run.
+import { readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(file));
+    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(file).mtimeMs);
+  }
+  return newest;
+}
+
+function builtIsFresh() {
+  try {
+    return statSync(`${root}dist/cli.mjs`).mtimeMs >= newestSource(`${root}src`);
+  } catch {
+    return false;
+  }
+}
+
+let main;
+if (builtIsFresh()) {
+  ({ main } = await import('../dist/cli.mjs'));
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../src/cli/main.ts'));
+}
 process.exitCode = await main(process.argv.slice(2));

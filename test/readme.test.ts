@@ -30,7 +30,7 @@ test('the README examples run against the demo content', async () => {
   // Asynchronously: the server answering these requests runs in this process.
   const run = await promisify(execFile)('bash', ['-c', script], {
     encoding: 'utf8',
-    env: { ...process.env, SCOOP_DB: path.join(fixture.dir, 'scoop.db') },
+    env: { ...process.env, SCOOP_DB: fixture.location },
     timeout: 60_000,
     maxBuffer: 16 * 1024 * 1024,
   });

@@ -30,6 +30,15 @@ export function requestId(header: string | string[] | undefined): string {
 }
 
 export function createObserver(logger: Logger, metrics: Metrics | undefined): Observer {
+  // Series handles resolved once per label combination (see fast-metrics.ts).
+  const handles = new Map<string, ReturnType<typeof seriesFor>>();
+  const seriesFor = (m: Metrics, operation: string, binding: string, outcome: string) => ({
+    requests: m.requests.series(operation, binding, outcome),
+    duration: m.duration.series(operation, binding),
+    requestBytes: m.requestBytes.series(binding),
+    responseBytes: m.responseBytes.series(binding),
+  });
+  const logInfo = logger.isLevelEnabled('info');
   return {
     start(req, res, path) {
       const started = process.hrtime.bigint();
@@ -41,7 +50,7 @@ export function createObserver(logger: Logger, metrics: Metrics | undefined): Ob
         bytesIn: 0,
       };
       res.setHeader('x-request-id', observation.id);
-      metrics?.inFlight.inc();
+      if (metrics) metrics.inFlight++;
       let done = false;
       const finish = () => {
         if (done) return;
@@ -53,12 +62,20 @@ export function createObserver(logger: Logger, metrics: Metrics | undefined): Ob
         const outcome =
           res.writableFinished || observation.outcome !== 'ok' ? observation.outcome : 'aborted';
         if (metrics) {
-          metrics.inFlight.dec();
-          metrics.requests.inc({ operation, binding, outcome });
-          metrics.duration.observe({ operation, binding }, seconds);
-          metrics.requestBytes.observe({ binding }, observation.bytesIn);
-          metrics.responseBytes.observe({ binding }, bytesOut);
+          metrics.inFlight--;
+          const key = `${operation}\u0000${binding}\u0000${outcome}`;
+          let series = handles.get(key);
+          if (!series) {
+            series = seriesFor(metrics, operation, binding, outcome);
+            handles.set(key, series);
+          }
+          series.requests.inc();
+          series.duration.observe(seconds);
+          series.requestBytes.observe(observation.bytesIn);
+          series.responseBytes.observe(bytesOut);
         }
+        // The line is built only when it will be written (SCOOP_LOG_LEVEL=warn skips it).
+        if (!logInfo) return;
         logger.info(
           {
             reqId: observation.id,
@@ -75,7 +92,7 @@ export function createObserver(logger: Logger, metrics: Metrics | undefined): Ob
           'request',
         );
       };
-      res.once('finish', finish);
+      // A response emits 'close' once, whether it finished or the client went away.
       res.once('close', finish);
       return observation;
     },

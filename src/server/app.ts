@@ -25,6 +25,7 @@ import { parseMediaType } from '../protocol/content-type.ts';
 import { renderHttpError, renderSoapFault } from '../protocol/faults.ts';
 import {
   bearerToken,
+  FORM_MEDIA_TYPE,
   formParameters,
   formToken,
   hasTokenField,
@@ -38,13 +39,14 @@ import { checkHandlers, HANDLERS, type ServiceOptions } from '../service/handler
 import type { ContentStore } from '../store/content-store.ts';
 import { StoreUnavailableError } from '../store/content-store.ts';
 import type { XmlLimits } from '../xml/reader.ts';
-import type { BodyPart } from '../xml/writer.ts';
+import { type BodyPart, bodyLength } from '../xml/writer.ts';
 import { readBody } from './body.ts';
 import { createDescribeRoutes, type Document } from './describe-routes.ts';
 import { entityTag, noneMatch } from './etag.ts';
 import { type RateLimit, RateLimiter } from './rate-limit.ts';
 import { checkRequestHeaders } from './request-headers.ts';
-import { sendParts } from './send.ts';
+import { type CachedAnswer, MAX_CACHED_ANSWER, ResponseCache, requestKey } from './response-cache.ts';
+import { materialize, sendParts } from './send.ts';
 import { DEFAULT_SERVER_LIMITS } from './settings.ts';
 
 export interface AppOptions {
@@ -61,6 +63,8 @@ export interface AppOptions {
   readonly metrics?: Metrics;
   /** Per-client rate limit; off when absent. */
   readonly rateLimit?: RateLimit;
+  /** Memory for whole answers (0 turns the response cache off). */
+  readonly responseCacheBytes?: number;
   /** Whether HTTP GET/POST calls of `scoop.asmx` operations need a token. */
   readonly httpAuth: boolean;
   readonly maxBodyBytes: number;
@@ -76,6 +80,7 @@ export interface AppOptions {
 /** The original's header for answers of an invoked web method (reference/README.md §1). */
 const CACHE_CONTROL = 'private, max-age=0';
 const XML_CONTENT_TYPE = 'text/xml; charset=utf-8';
+const DEFAULT_RESPONSE_CACHE_BYTES = 128 * 1024 * 1024;
 /** Refusals made before a SOAP request exists, answered as HTTP even on a SOAP endpoint. */
 const HTTP_LEVEL: ReadonlySet<ErrorCode> = new Set([
   'UNSUPPORTED_MEDIA_TYPE',
@@ -140,11 +145,37 @@ export function createApp(options: AppOptions) {
   const observer = createObserver(logger, options.metrics);
   const rateLimiter = options.rateLimit ? new RateLimiter(options.rateLimit, options.metrics) : undefined;
   let draining = false;
+  const responses =
+    (options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES) > 0
+      ? new ResponseCache(options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES)
+      : undefined;
 
   async function readCountedBody(req: IncomingMessage, observation: Observation): Promise<Buffer> {
     const body = await readBody(req, options.maxBodyBytes);
     observation.bytesIn = body.length;
     return body;
+  }
+
+  /**
+   * The body of a POST the binding will accept, read early so the answer cache can key on
+   * it. A body of the wrong media type is left to the decoder, which refuses it (415)
+   * without reading it; the SOAP version for a fault is guessed first, from the media type.
+   */
+  async function readCacheableBody(
+    req: IncomingMessage,
+    kind: 'soap' | 'http',
+    soap: { guess: SoapVersion },
+    observation: Observation,
+  ): Promise<Buffer | undefined> {
+    if (!responses || req.method !== 'POST') return undefined;
+    const mediaType = parseMediaType(req.headers['content-type']);
+    if (kind === 'soap') {
+      if (!isSoapMediaType(mediaType)) return undefined;
+      soap.guess = versionByMediaType(mediaType);
+    } else if (mediaType?.essence !== FORM_MEDIA_TYPE) {
+      return undefined;
+    }
+    return readCountedBody(req, observation);
   }
 
   /** GET/HEAD outside the operation paths: help pages, WSDL, DISCO, the index. */
@@ -168,6 +199,7 @@ export function createApp(options: AppOptions) {
     endpoint: Endpoint,
     version: { guess: SoapVersion },
     observation: Observation,
+    preread: Buffer | undefined,
   ): Promise<Call> {
     const mediaType = parseMediaType(req.headers['content-type']);
     if (!isSoapMediaType(mediaType)) {
@@ -177,7 +209,7 @@ export function createApp(options: AppOptions) {
       );
     }
     version.guess = versionByMediaType(mediaType);
-    const body = await readCountedBody(req, observation);
+    const body = preread ?? (await readCountedBody(req, observation));
     const decoded = decodeSoapRequest({
       endpoint,
       namespace,
@@ -203,6 +235,7 @@ export function createApp(options: AppOptions) {
     operationName: string,
     query: string,
     observation: Observation,
+    preread: Buffer | undefined,
   ): Promise<Call> {
     const method = req.method ?? 'GET';
     const isGet = method === 'GET' || method === 'HEAD';
@@ -229,7 +262,10 @@ export function createApp(options: AppOptions) {
     }
     const pairs = isGet
       ? queryPairs
-      : readFormBody(await readCountedBody(req, observation), parseMediaType(req.headers['content-type']));
+      : readFormBody(
+          preread ?? (await readCountedBody(req, observation)),
+          parseMediaType(req.headers['content-type']),
+        );
     const fromHeader = bearerToken(single(req.headers.authorization));
     const fromForm = isGet ? undefined : formToken(pairs);
     if (fromHeader !== undefined && fromForm !== undefined) {
@@ -247,12 +283,62 @@ export function createApp(options: AppOptions) {
     };
   }
 
-  async function invoke(call: Call): Promise<BodyPart[]> {
+  async function invoke(call: Call): Promise<{ parts: BodyPart[]; expiresAt: number }> {
     if (call.authenticate) await authenticator.verify(call.token);
     const args = coerceArguments(call.operation, call.parameters, { maxListItems: options.maxListItems });
-    const result = await HANDLERS[call.operation.name]!(args, context);
+    let expiresAt = Number.POSITIVE_INFINITY;
+    const result = await HANDLERS[call.operation.name]!(args, {
+      ...context,
+      expires: (at) => {
+        expiresAt = Math.min(expiresAt, at);
+      },
+    });
     const writer = writers.get(call.operation)!;
-    return call.soapVersion ? writer.soap(call.soapVersion, result) : writer.http(result);
+    return {
+      parts: call.soapVersion ? writer.soap(call.soapVersion, result) : writer.http(result),
+      expiresAt,
+    };
+  }
+
+  function successHeaders(binding: BindingName, operation: Operation, soapVersion: SoapVersion | undefined) {
+    const headers: Record<string, string> = {
+      'content-type': soapVersion ? SOAP_CONTENT_TYPE[soapVersion] : XML_CONTENT_TYPE,
+      'cache-control': CACHE_CONTROL,
+      'x-content-type-options': 'nosniff',
+    };
+    // GET answers of public operations may be cached by proxies and CDNs, and revalidated by ETag.
+    if (binding === 'httpget' && !operation.endpoint.requiresToken) {
+      headers['cache-control'] = `public, max-age=${httpMaxAge}`;
+    }
+    return headers;
+  }
+
+  /** RFC 9110 §13.1.2: a GET whose If-None-Match names the current tag gets 304, no body. */
+  function notModified(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>): boolean {
+    if (!headers.etag || !noneMatch(single(req.headers['if-none-match']), headers.etag)) return false;
+    const { 'content-type': _type, ...rest } = headers;
+    res.writeHead(304, rest).end();
+    return true;
+  }
+
+  async function answerFromCache(
+    req: IncomingMessage,
+    res: ServerResponse,
+    hit: CachedAnswer,
+    observation: Observation,
+    call: { value: Call | undefined },
+  ): Promise<void> {
+    observation.operation = hit.operation.name;
+    observation.binding = hit.binding;
+    call.value = hit.call;
+    rateLimiter?.check(hit.token, req.socket.remoteAddress);
+    if (hit.authenticate) await authenticator.verify(hit.token);
+    if (hit.binding === 'httpget' && req.headers['if-none-match'] !== undefined) {
+      if (notModified(req, res, { ...hit.headers })) return;
+    }
+    // The cached head already holds the content length: one object, no copies.
+    res.writeHead(200, hit.head);
+    res.end(req.method === 'HEAD' ? undefined : hit.body);
   }
 
   function toScoopError(caught: unknown, observation: Observation, path: string): ScoopError {
@@ -288,42 +374,70 @@ export function createApp(options: AppOptions) {
         binding = 'http';
         return await sendDocument(req, res, describe.forEndpoint(req, target.endpoint, query));
       }
-      if (target.kind === 'soap') {
-        if (req.method !== 'POST') {
-          binding = 'http';
-          throw new ScoopError(
-            'METHOD_NOT_ALLOWED',
-            `${target.endpoint.path} takes SOAP requests by POST, and GET for its help page and WSDL.`,
-          );
+      if (target.kind === 'soap' && req.method !== 'POST') {
+        binding = 'http';
+        throw new ScoopError(
+          'METHOD_NOT_ALLOWED',
+          `${target.endpoint.path} takes SOAP requests by POST, and GET for its help page and WSDL.`,
+        );
+      }
+      const preread = await readCacheableBody(req, target.kind, soap, observation);
+      const key = responses
+        ? requestKey(
+            req.method ?? '',
+            req.url ?? '/',
+            {
+              authorization: single(req.headers.authorization),
+              contentType: req.headers['content-type'],
+              soapAction: single(req.headers.soapaction),
+            },
+            preread,
+          )
+        : undefined;
+      const version = key ? await options.store.knownVersion() : 0;
+      const hit = key ? responses!.get(key, version, context.now()) : undefined;
+      if (hit) {
+        const holder = { value: call };
+        try {
+          return await answerFromCache(req, res, hit, observation, holder);
+        } finally {
+          call = holder.value;
         }
-        call = await decodeSoap(req, target.endpoint, soap, observation);
+      }
+      if (target.kind === 'soap') {
+        call = await decodeSoap(req, target.endpoint, soap, observation, preread);
       } else {
-        call = await decodeHttp(req, target.endpoint, target.operationName, query, observation);
+        call = await decodeHttp(req, target.endpoint, target.operationName, query, observation, preread);
       }
       observation.operation = call.operation.name;
       observation.binding = call.binding;
       rateLimiter?.check(call.token, req.socket.remoteAddress);
-      const parts = await invoke(call);
-      const contentType = call.soapVersion ? SOAP_CONTENT_TYPE[call.soapVersion] : XML_CONTENT_TYPE;
-      const headers: Record<string, string> = {
-        'content-type': contentType,
-        'cache-control': CACHE_CONTROL,
-        'x-content-type-options': 'nosniff',
-      };
+      const { parts, expiresAt } = await invoke(call);
+      const headers = successHeaders(call.binding, call.operation, call.soapVersion);
       if (call.binding === 'httpget') {
-        // GET answers of public operations may be cached by proxies and CDNs, and revalidated by ETag.
-        if (!call.operation.endpoint.requiresToken)
-          headers['cache-control'] = `public, max-age=${httpMaxAge}`;
         const tag = entityTag(parts);
-        if (tag) {
-          headers.etag = tag;
-          if (noneMatch(single(req.headers['if-none-match']), tag)) {
-            delete headers['content-type'];
-            res.writeHead(304, headers).end();
-            return;
-          }
-        }
+        if (tag) headers.etag = tag;
       }
+      if (key && responses && bodyLength(parts) <= MAX_CACHED_ANSWER) {
+        const body = await materialize(parts);
+        responses.set(key, {
+          version,
+          expiresAt,
+          headers,
+          body,
+          operation: call.operation,
+          binding: call.binding,
+          soapVersion: call.soapVersion,
+          token: call.token,
+          authenticate: call.authenticate,
+          head: { ...headers, 'content-length': String(body.length) },
+          call,
+        });
+        if (call.binding === 'httpget' && notModified(req, res, headers)) return;
+        await sendParts(res, 200, headers, [body], req.method !== 'HEAD');
+        return;
+      }
+      if (call.binding === 'httpget' && notModified(req, res, headers)) return;
       await sendParts(res, 200, headers, parts, req.method !== 'HEAD');
     } catch (caught) {
       const error = toScoopError(caught, observation, path);

@@ -12,8 +12,9 @@ const LINGER_BYTES = 1024 * 1024;
  * stack answer with a reset, which can destroy the 413 before the client has read it.
  * So the connection of a refused upload is closed in stages: node ends it with
  * `destroySoon()` once the answer is written (its `Connection: close`); here that becomes
- * a half-close, then reading and discarding until the client closes its side, LINGER_MS
- * pass or LINGER_BYTES more arrive — never the rest of an endless body.
+ * a half-close, and the full close follows when the client closes its side, LINGER_MS
+ * pass or LINGER_BYTES more arrive (node's parser may have paused reading, so usually the
+ * timer) — never after the rest of an endless body.
  */
 function closeInStages(socket: Socket): void {
   socket.destroySoon = function lingeringClose(this: Socket): void {

@@ -17,6 +17,11 @@ test('image settings: defaults, with the variant cache next to the database', ()
   assert.deepEqual(settings.background, { r: 255, g: 255, b: 255, alpha: 0 });
   assert.equal(images({}, { db: '/srv/scoop/content.db' }).cacheDir, '/srv/scoop/variants');
   assert.equal(images({ SCOOP_DB: 'sqlite:/srv/x/scoop.db' }).cacheDir, '/srv/x/variants');
+  // PostgreSQL has no file to sit next to: the default folder, on each machine.
+  assert.equal(
+    images({ SCOOP_DB: 'postgres://scoop@db:5432/scoop' }).cacheDir,
+    path.join('data', 'variants'),
+  );
 });
 
 test('image settings from the environment', () => {

@@ -55,7 +55,7 @@ export class RateLimiter {
       bucket.tokens -= 1;
       return;
     }
-    this.metrics?.rateLimited.inc();
+    this.metrics?.rateLimited.series().inc();
     const wait = Math.max(1, Math.ceil((1 - bucket.tokens) / this.limit.perSecond));
     throw new ScoopError('RATE_LIMITED', `Too many requests; retry in ${wait} s.`, {
       retryAfterSeconds: wait,

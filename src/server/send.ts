@@ -43,3 +43,14 @@ export async function sendParts(
   }
   res.end();
 }
+
+/** The whole body as one buffer (binaries base64-encoded), for answers small enough to keep. */
+export async function materialize(parts: readonly BodyPart[]): Promise<Buffer> {
+  if (parts.length === 1 && Buffer.isBuffer(parts[0])) return parts[0];
+  const out: Buffer[] = [];
+  for (const part of parts) {
+    if (Buffer.isBuffer(part)) out.push(part);
+    else for await (const chunk of base64Chunks(part.base64Of)) out.push(chunk);
+  }
+  return Buffer.concat(out);
+}

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { parseColour } from '../images/colour.ts';
 import { DEFAULT_IMAGE_SETTINGS, type ImageSettings } from '../images/image-service.ts';
+import { isPostgresUrl } from '../store/postgres/location.ts';
 import { DEFAULT_XML_LIMITS, type XmlLimits } from '../xml/reader.ts';
 import type { RateLimit } from './rate-limit.ts';
 
@@ -31,6 +32,8 @@ export interface ServeSettings {
   readonly rateLimit: RateLimit | undefined;
   /** Memory for hot records; the cache is dropped whenever an import changes the content. */
   readonly recordCacheBytes: number;
+  /** Processes serving on one machine (node:cluster); 1 = no cluster (see cluster.ts). */
+  readonly workers: number;
 }
 
 /** Transport limits of the HTTP server (node:http), each configurable. */
@@ -130,6 +133,7 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
       2 ** 40,
     ),
     logLevel: env.SCOOP_LOG_LEVEL ?? 'info',
+    workers: integer(pick(flags, 'workers', env, 'SCOOP_WORKERS'), 1, 'SCOOP_WORKERS', 1, 256),
   };
 }
 
@@ -197,10 +201,15 @@ function rateLimit(env: Env): RateLimit | undefined {
   };
 }
 
-/** The variant cache lives next to the SQLite file unless SCOOP_VARIANT_DIR says otherwise. */
+/**
+ * The variant cache lives next to the SQLite file unless SCOOP_VARIANT_DIR says otherwise;
+ * with PostgreSQL there is no file, and it is ./data/variants (on each machine).
+ */
 function variantDir(env: Env, db: string): string {
+  if (env.SCOOP_VARIANT_DIR) return env.SCOOP_VARIANT_DIR;
+  if (isPostgresUrl(db)) return path.join(path.dirname(DEFAULT_DB), 'variants');
   const file = db.startsWith('sqlite:') ? db.slice('sqlite:'.length) : db;
-  return env.SCOOP_VARIANT_DIR || path.join(path.dirname(file), 'variants');
+  return path.join(path.dirname(file), 'variants');
 }
 
 function imageSettings(env: Env, db: string): ImageSettings {

@@ -1,0 +1,87 @@
+/**
+ * One request at a time from the harness itself (not the load generator): capturing an
+ * answer whole, and timing a large one to its last byte without keeping it.
+ */
+import { Agent, request } from 'node:http';
+import type { BenchRequest } from './scenarios.ts';
+
+export interface Captured {
+  readonly status: number;
+  /** As received: [name, value, name, value, …]. */
+  readonly rawHeaders: readonly string[];
+  readonly body: Buffer;
+  /** Bytes of the status line and header block as sent (approximate: rebuilt from rawHeaders). */
+  readonly headBytes: number;
+}
+
+export interface Timed {
+  readonly status: number;
+  readonly bytes: number;
+  /** From the request's start to the last byte of the answer. */
+  readonly ms: number;
+}
+
+function send<T>(
+  base: string,
+  req: BenchRequest,
+  onResponse: (
+    res: import('node:http').IncomingMessage,
+    resolve: (value: T) => void,
+    reject: (e: Error) => void,
+  ) => void,
+): Promise<T> {
+  // A keep-alive connection, as the load generator's: the answer carries the same
+  // Connection/Keep-Alive headers as under load, so its size is the size under load.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  return new Promise<T>((resolve, reject) => {
+    const body = req.body === undefined ? undefined : Buffer.from(req.body, 'utf8');
+    const headers: Record<string, string> = { ...req.headers };
+    if (body) headers['Content-Length'] = String(body.length);
+    const r = request(`${base}${req.path}`, { method: req.method, headers, agent, timeout: 120_000 }, (res) =>
+      onResponse(res, resolve, reject),
+    );
+    r.on('timeout', () => r.destroy(new Error(`no answer from ${base}${req.path} in 120 s`)));
+    r.on('error', reject);
+    r.end(body);
+  }).finally(() => agent.destroy());
+}
+
+/** The whole answer, kept. */
+export function capture(base: string, req: BenchRequest): Promise<Captured> {
+  return send(base, req, (res, resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('error', reject);
+    res.on('end', () => {
+      const head =
+        `HTTP/1.1 ${res.statusCode} ${res.statusMessage}\r\n` +
+        res.rawHeaders.map((v, i) => (i % 2 ? `${v}\r\n` : `${v}: `)).join('') +
+        '\r\n';
+      resolve({
+        status: res.statusCode ?? 0,
+        rawHeaders: res.rawHeaders,
+        body: Buffer.concat(chunks),
+        headBytes: Buffer.byteLength(head, 'latin1'),
+      });
+    });
+  });
+}
+
+/** Time to last byte; the answer is counted and dropped. */
+export function timeToLastByte(base: string, req: BenchRequest): Promise<Timed> {
+  const started = performance.now();
+  return send(base, req, (res, resolve, reject) => {
+    let bytes = 0;
+    res.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    res.on('error', reject);
+    res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, ms: performance.now() - started }));
+  });
+}
+
+export function header(captured: Captured, name: string): string | undefined {
+  for (let i = 0; i < captured.rawHeaders.length; i += 2)
+    if (captured.rawHeaders[i]!.toLowerCase() === name) return captured.rawHeaders[i + 1];
+  return undefined;
+}

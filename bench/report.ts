@@ -1,0 +1,334 @@
+/**
+ * The benchmark's results: one stable JSON document (bench/results/bench.json, schema
+ * `scoop-bench/1`) and the table printed from it. Runs are comparable by this structure;
+ * add fields, do not rename them.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, release, totalmem } from 'node:os';
+import path from 'node:path';
+import type { ImageBenchResult } from './images.ts';
+import type { CpuShare } from './processes.ts';
+import type { Target } from './scenarios.ts';
+
+export interface Machine {
+  readonly cpus: number;
+  readonly cpu: string;
+  readonly memoryGb: number;
+  readonly kernel: string;
+  readonly node: string;
+  readonly generator: string;
+}
+
+/** Which code was measured: the commit, how many source files differ from it, and the built bundle's hash. */
+export function codeState(): { commit: string; changedSourceFiles: number; distSha256: string | null } {
+  const git = (args: string[]) => spawnSync('git', args, { encoding: 'utf8' }).stdout?.trim() ?? '';
+  let distSha256: string | null = null;
+  try {
+    distSha256 = createHash('sha256').update(readFileSync('dist/cli.mjs')).digest('hex').slice(0, 16);
+  } catch {
+    distSha256 = null;
+  }
+  return {
+    commit: git(['rev-parse', '--short', 'HEAD']),
+    changedSourceFiles: git(['status', '--porcelain', '--', 'src']).split('\n').filter(Boolean).length,
+    distSha256,
+  };
+}
+
+export function machine(generator: string): Machine {
+  return {
+    cpus: availableParallelism(),
+    cpu: cpus()[0]?.model ?? 'unknown',
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    kernel: release(),
+    node: process.version,
+    generator,
+  };
+}
+
+/** One target server's figures in one scenario; `failed` says why a run does not count. */
+export interface Run {
+  readonly rps: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  readonly requests: number;
+  readonly errors: number;
+  readonly errorDetail: Readonly<Record<string, number>>;
+  /** Cores used on average during the measured run: the server, wrk, and anything else on the machine. */
+  readonly cpu: CpuShare;
+  /** Runs made (a run disturbed by other work is made again, up to 3 times; the least disturbed counts). */
+  readonly attempts: number;
+  /** Other work used more than 0.25 cores even in the run that counts: the figure is unreliable. */
+  readonly disturbed: boolean;
+  readonly failed: string | null;
+}
+
+export interface ScenarioResult {
+  readonly name: string;
+  readonly title: string;
+  readonly answerBytes: number;
+  readonly ours: Run | null;
+  readonly ceiling: Run | null;
+  /** null: no peer for this binding (HTTP GET) or the peer was not run. */
+  readonly peer: Run | null;
+  /** Why there is no peer figure. */
+  readonly peerNote: string | null;
+  readonly ratios: {
+    readonly oursToCeiling: number | null;
+    readonly p99ToCeiling: number | null;
+    readonly oursToPeer: number | null;
+  };
+  readonly target: Target;
+  readonly pass: boolean;
+  /** Which parts of the target were missed (or could not be judged). */
+  readonly misses: readonly string[];
+}
+
+export interface HugeResult {
+  readonly name: string;
+  readonly bytes: number;
+  /** `cpu`: cores used by the server, the harness reading the answer ("generator") and anything else. */
+  readonly ours: { ms: number; mbPerSecond: number; status: number; cpu: CpuShare } | null;
+  readonly ceiling: { ms: number; mbPerSecond: number; status: number; cpu: CpuShare } | null;
+  readonly ratio: number | null;
+  readonly rss: { beforeMb: number; peakMb: number; growthMb: number; peakFrom: string };
+  readonly target: { maxRssGrowthMb: number; minCeilingRatio: number };
+  readonly pass: boolean;
+  readonly misses: readonly string[];
+}
+
+export interface StoreComparison {
+  readonly store: string;
+  readonly scenarios: ReadonlyArray<{
+    name: string;
+    rps: number | null;
+    p99Ms: number | null;
+    failed: string | null;
+    ratioToSqlite: number | null;
+    pass: boolean;
+  }>;
+  readonly target: { minRatio: number };
+  readonly pass: boolean;
+  readonly error: string | null;
+}
+
+export interface BenchReport {
+  readonly schema: 'scoop-bench/1';
+  readonly command: string;
+  readonly date: string;
+  readonly machine: Machine;
+  readonly settings: Readonly<Record<string, unknown>>;
+  /** Observations made while running (e.g. the peer's quirks, a busy machine). */
+  readonly notes: readonly string[];
+  readonly scenarios: readonly ScenarioResult[];
+  readonly largeAttachment: HugeResult | null;
+  readonly rss: { idleMb: number; peakUnderLoadMb: number; samples: number; targetMb: number; pass: boolean };
+  readonly stores: readonly StoreComparison[];
+  readonly images: ImageBenchResult | null;
+  readonly pass: boolean;
+  readonly durationSeconds: number;
+}
+
+const f0 = (n: number | null | undefined) =>
+  n === null || n === undefined || Number.isNaN(n) ? '–' : n.toFixed(0);
+const f2 = (n: number | null | undefined) =>
+  n === null || n === undefined || Number.isNaN(n) ? '–' : n.toFixed(2);
+const ms = (n: number | null | undefined) =>
+  n === null || n === undefined || Number.isNaN(n) ? '–' : n < 10 ? n.toFixed(2) : n.toFixed(1);
+const pct = (n: number | null) => (n === null ? '–' : `${(n * 100).toFixed(0)}%`);
+const times = (n: number | null) => (n === null ? '–' : `${n.toFixed(2)}×`);
+
+function runCell(run: Run | null, value: (r: Run) => string): string {
+  if (!run) return '–';
+  if (run.failed) return 'FAILED';
+  return run.disturbed ? `${value(run)}*` : value(run);
+}
+
+const shares = (cpu: CpuShare) =>
+  `${cpu.server.toFixed(2)} / ${cpu.generator.toFixed(2)} / ${cpu.other.toFixed(2)}`;
+const cores = (run: Run | null) => (run && !run.failed ? shares(run.cpu) : '–');
+
+function targetText(t: Target): string {
+  const parts = [`≥${pct(t.minCeilingRatio)} ceil`];
+  if (t.maxP99Ratio !== undefined) parts.push(`p99 ≤${t.maxP99Ratio}×`);
+  if (t.minPeerRatio !== undefined) parts.push(`≥${t.minPeerRatio}× peer`);
+  return parts.join(', ');
+}
+
+export function table(rows: readonly string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  const line = (r: readonly string[]) => `| ${r.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`;
+  return [
+    line(rows[0]!),
+    `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+    ...rows.slice(1).map(line),
+  ].join('\n');
+}
+
+/** The report as Markdown tables (printed, and pasted into docs/performance.md). */
+export function render(report: BenchReport): string {
+  const out: string[] = [];
+  out.push(
+    `scoop benchmark — ${report.date}, ${report.machine.cpus} × ${report.machine.cpu}, Node ${report.machine.node}, ${report.machine.generator}`,
+  );
+  out.push(`command: ${report.command}`);
+  const code = report.settings.code as ReturnType<typeof codeState> | undefined;
+  if (code)
+    out.push(
+      `code: ${code.commit} with ${code.changedSourceFiles} changed files under src/, dist/cli.mjs ${code.distSha256 ?? '–'}`,
+    );
+  out.push('');
+  if (report.scenarios.length > 0) {
+    const rows = [
+      [
+        'scenario',
+        'ours req/s',
+        'p50 ms',
+        'p99 ms',
+        'ceiling req/s',
+        'ceil p99 ms',
+        'peer req/s',
+        'ours/ceil',
+        'p99/ceil',
+        'ours/peer',
+        'target',
+        'result',
+      ],
+    ];
+    for (const s of report.scenarios) {
+      rows.push([
+        s.name,
+        runCell(s.ours, (r) => f0(r.rps)),
+        runCell(s.ours, (r) => ms(r.p50Ms)),
+        runCell(s.ours, (r) => ms(r.p99Ms)),
+        runCell(s.ceiling, (r) => f0(r.rps)),
+        runCell(s.ceiling, (r) => ms(r.p99Ms)),
+        s.peer ? runCell(s.peer, (r) => f0(r.rps)) : (s.peerNote ?? '–'),
+        pct(s.ratios.oursToCeiling),
+        times(s.ratios.p99ToCeiling),
+        times(s.ratios.oursToPeer),
+        targetText(s.target),
+        s.pass ? 'PASS' : 'FAIL',
+      ]);
+    }
+    out.push(table(rows));
+    out.push('');
+    out.push(
+      table([
+        ['CPU cores used: server / wrk / other', 'ours', 'ceiling', 'peer'],
+        ...report.scenarios.map((s) => [s.name, cores(s.ours), cores(s.ceiling), cores(s.peer)]),
+      ]),
+    );
+    if (report.scenarios.some((s) => [s.ours, s.ceiling, s.peer].some((r) => r?.disturbed)))
+      out.push(
+        '* other work on the machine used more than 0.25 cores during that run, in 3 tries: unreliable',
+      );
+    const misses = report.scenarios.filter((s) => s.misses.length > 0);
+    if (misses.length > 0) {
+      out.push('');
+      for (const s of misses) out.push(`- ${s.name}: ${s.misses.join('; ')}`);
+    }
+    out.push('');
+  }
+  const h = report.largeAttachment;
+  if (h) {
+    out.push(
+      table([
+        ['200 MB attachment (SOAP 1.1, once)', 'ours', 'ceiling', 'ratio', 'target', 'result'],
+        [
+          'time to last byte',
+          h.ours ? `${f0(h.ours.ms)} ms (${f0(h.ours.mbPerSecond)} MB/s)` : '–',
+          h.ceiling ? `${f0(h.ceiling.ms)} ms (${f0(h.ceiling.mbPerSecond)} MB/s)` : '–',
+          pct(h.ratio),
+          `≥${pct(h.target.minCeilingRatio)} of ceiling`,
+          h.misses.some((m) => m.includes('rate')) ? 'FAIL' : 'PASS',
+        ],
+        [
+          'CPU cores: server / client / other',
+          h.ours ? shares(h.ours.cpu) : '–',
+          h.ceiling ? shares(h.ceiling.cpu) : '–',
+          '',
+          '',
+          '',
+        ],
+        [
+          'server RSS growth',
+          `${f0(h.rss.beforeMb)} → ${f0(h.rss.peakMb)} MB (+${f0(h.rss.growthMb)} MB)`,
+          '',
+          '',
+          `< ${h.target.maxRssGrowthMb} MB`,
+          h.rss.growthMb < h.target.maxRssGrowthMb ? 'PASS' : 'FAIL',
+        ],
+      ]),
+    );
+    out.push('');
+  }
+  out.push(
+    table([
+      ['server memory', 'value', 'target', 'result'],
+      ['RSS idle (after start and capture)', `${f0(report.rss.idleMb)} MB`, '', ''],
+      [
+        `peak RSS under load (${report.rss.samples} samples)`,
+        `${f0(report.rss.peakUnderLoadMb)} MB`,
+        `≤ ${report.rss.targetMb} MB`,
+        report.rss.pass ? 'PASS' : 'FAIL',
+      ],
+    ]),
+  );
+  for (const store of report.stores) {
+    out.push('');
+    if (store.error) {
+      out.push(`store ${store.store}: not measured — ${store.error}`);
+      continue;
+    }
+    out.push(
+      table([
+        [`store ${store.store}`, 'req/s', 'p99 ms', 'ratio to SQLite', 'target', 'result'],
+        ...store.scenarios.map((s) => [
+          s.name,
+          s.failed ? 'FAILED' : f0(s.rps),
+          ms(s.p99Ms),
+          pct(s.ratioToSqlite),
+          `≥${pct(store.target.minRatio)}`,
+          s.pass ? 'PASS' : 'FAIL',
+        ]),
+      ]),
+    );
+  }
+  if (report.images) {
+    const i = report.images;
+    out.push('');
+    out.push(
+      table([
+        ['images (getBild, own server)', 'value'],
+        ['cold resize 800×600 crop, median', `${ms(i.cold.medianMs)} ms (${i.cold.runs} runs)`],
+        ['cache hits', `${f0(i.hits.perSecond)} req/s (median ${ms(i.hits.medianMs)} ms)`],
+        [
+          `${i.storm.requests} concurrent distinct resizes`,
+          `${i.storm.ok} ok, ${i.storm.busy} busy, ${f0(i.storm.wallMs)} ms`,
+        ],
+        ['RSS during the storm', `${f0(i.storm.baselineRssMb)} → ${f0(i.storm.peakRssMb)} MB`],
+        [
+          'getBereich during the storm',
+          `median ${ms(i.storm.bereichMedianMs)} ms, max ${ms(i.storm.bereichMaxMs)} ms`,
+        ],
+      ]),
+    );
+  }
+  if (report.notes.length > 0) {
+    out.push('');
+    for (const note of report.notes) out.push(`note: ${note}`);
+  }
+  out.push('');
+  out.push(`overall: ${report.pass ? 'PASS' : 'FAIL'} (${f2(report.durationSeconds)} s)`);
+  return out.join('\n');
+}
+
+export function write(file: string, value: unknown): string {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+  return path.relative(process.cwd(), file);
+}

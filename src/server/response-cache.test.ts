@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { OPERATIONS } from '../contract/operations.ts';
+import { type CachedAnswer, ResponseCache, requestKey } from './response-cache.ts';
+
+const answer = (version: number, bytes: number, expiresAt = Number.POSITIVE_INFINITY): CachedAnswer => ({
+  version,
+  expiresAt,
+  headers: {},
+  body: Buffer.alloc(bytes),
+  operation: OPERATIONS[0]!,
+  binding: 'httpget',
+  soapVersion: undefined,
+  token: undefined,
+  authenticate: false,
+  head: {},
+  call: {
+    binding: 'httpget',
+    operation: OPERATIONS[0]!,
+    parameters: new Map(),
+    token: undefined,
+    authenticate: false,
+  },
+});
+
+test('an entry is served only for its version and before it expires', () => {
+  const cache = new ResponseCache(1 << 20);
+  cache.set('k', answer(3, 10, 1000));
+  assert.ok(cache.get('k', 3, 999));
+  assert.equal(cache.get('k', 4, 0), undefined);
+  cache.set('k', answer(3, 10, 1000));
+  assert.equal(cache.get('k', 3, 1000), undefined);
+});
+
+test('it stays within its byte bound, least recently used out first', () => {
+  const cache = new ResponseCache(10_000);
+  for (let i = 0; i < 10; i++) cache.set(`k${i}`, answer(1, 1500));
+  assert.ok(cache.size < 10);
+  assert.equal(cache.get('k0', 1, 0), undefined);
+  assert.ok(cache.get('k9', 1, 0));
+});
+
+test('the key holds every part of the request an answer depends on', () => {
+  const body = Buffer.from('<x/>');
+  const a = requestKey('POST', '/p', { contentType: 'text/xml', soapAction: '"a"' }, body);
+  assert.notEqual(a, requestKey('POST', '/p', { contentType: 'text/xml', soapAction: '"b"' }, body));
+  assert.notEqual(a, requestKey('POST', '/p', { contentType: 'application/soap+xml' }, body));
+  assert.notEqual(
+    a,
+    requestKey('POST', '/p', { contentType: 'text/xml', soapAction: '"a"' }, Buffer.from('<y/>')),
+  );
+  assert.notEqual(
+    requestKey('GET', '/q', {}, undefined),
+    requestKey('GET', '/q', { authorization: 'Bearer x' }, undefined),
+  );
+  assert.equal(requestKey('HEAD', '/q', {}, undefined), undefined);
+  assert.equal(requestKey('POST', '/p', {}, Buffer.alloc(17 * 1024)), undefined);
+});
