@@ -1,15 +1,24 @@
 /**
- * Sample messages for the help pages, derived from the contract: each value shows its
- * XSD type name as a placeholder (`int`, `string`, `base64Binary`), lists show two items
- * and `einrichtung` is expanded, as the original's help pages do.
+ * Sample messages for the help pages, derived from the contract and laid out as the
+ * original's help pages lay them out (test/fixtures/reference/help, compared by
+ * samples.test.ts): placeholders instead of values — in XML the XSD type name (`int`,
+ * `boolean`, `base64Binary`, `string`; types derived from string, such as the token's
+ * `guid` and the `resizeMode` enumeration, show as `string`), in HTTP GET/POST parameters
+ * `string` for every value and `StringArray` for a list; `string` for `Host` and
+ * `Content-Length`. Lists show two items and `einrichtung` is expanded. The differences
+ * from the original's pages are listed in docs/wsdl.md.
  */
 import type { Operation } from '../contract/operations.ts';
 import type { Field, ValueType } from '../contract/schema.ts';
 import { wsAuthHeader } from '../contract/types.ts';
 import { SOAP11_ENVELOPE_NS, SOAP12_ENVELOPE_NS, XSD_NS, XSI_NS } from '../protocol/namespaces.ts';
 
+const PLACEHOLDER = 'string';
+/** The XSD built-in types; a scalar of another name (`guid`) is a restriction of string. */
+const XSD_BUILT_INS = new Set(['int', 'string', 'boolean', 'base64Binary']);
+
 function placeholder(type: ValueType): string {
-  return type.kind === 'scalar' ? type.name : 'string';
+  return type.kind === 'scalar' && XSD_BUILT_INS.has(type.name) ? type.name : PLACEHOLDER;
 }
 
 function fieldLines(fields: readonly Field[], depth: number, out: string[]): void {
@@ -32,17 +41,52 @@ function valueLines(name: string, type: ValueType, depth: number, out: string[])
   }
 }
 
-function envelope(version: '1.1' | '1.2', header: string[], body: string[]): string {
+/** `<name xmlns="…">` with its fields, or `<name xmlns="…"/>` when it has none. */
+function elementLines(
+  name: string,
+  namespace: string,
+  fields: readonly Field[],
+  depth: number,
+  attributes = '',
+): string[] {
+  const pad = '  '.repeat(depth);
+  const open = `${pad}<${name}${attributes} xmlns="${namespace}"`;
+  if (fields.length === 0) return [`${open}/>`];
+  const out = [`${open}>`];
+  fieldLines(fields, depth + 1, out);
+  out.push(`${pad}</${name}>`);
+  return out;
+}
+
+type SoapVersion = '1.1' | '1.2';
+
+function envelope(version: SoapVersion, header: string[], body: string[]): string {
   const [prefix, ns] = version === '1.1' ? ['soap', SOAP11_ENVELOPE_NS] : ['soap12', SOAP12_ENVELOPE_NS];
   return [
     '<?xml version="1.0" encoding="utf-8"?>',
-    `<${prefix}:Envelope xmlns:xsi="${XSI_NS}" xmlns:xsd="${XSD_NS}" xmlns:${prefix}="${ns}">`,
+    `<${prefix}:Envelope xmlns:xsi="${XSI_NS}"`,
+    `      xmlns:xsd="${XSD_NS}"`,
+    `      xmlns:${prefix}="${ns}">`,
     ...(header.length > 0 ? [`  <${prefix}:Header>`, ...header, `  </${prefix}:Header>`] : []),
     `  <${prefix}:Body>`,
     ...body,
     `  </${prefix}:Body>`,
     `</${prefix}:Envelope>`,
   ].join('\n');
+}
+
+function httpMessage(startLine: string, headers: readonly string[], body?: string): string {
+  const head = [startLine, ...headers].join('\n');
+  return body === undefined ? head : `${head}\n\n${body}`;
+}
+
+/** scoop answers HTTP/1.1 (the original's front end rewrote every status line to HTTP/1.0). */
+const OK = 'HTTP/1.1 200 OK';
+const XML_TYPE = 'text/xml; charset=utf-8';
+
+/** An HTTP GET/POST parameter: every value is a string, a list the original's `StringArray`. */
+function formParameter(param: Field): string {
+  return `${param.name}=${param.type.kind === 'array' ? 'StringArray' : PLACEHOLDER}`;
 }
 
 export interface Sample {
@@ -52,50 +96,57 @@ export interface Sample {
 }
 
 export function samples(operation: Operation, namespace: string, path: string): Sample[] {
-  const requestBody: string[] = [`    <${operation.name} xmlns="${namespace}">`];
-  fieldLines(operation.params, 3, requestBody);
-  requestBody.push(`    </${operation.name}>`);
-  const responseBody: string[] = [
-    `    <${operation.name}Response xmlns="${namespace}">`,
-    `      <${operation.name}Result>`,
-  ];
+  const { name, endpoint } = operation;
+  const requestBody = elementLines(name, namespace, operation.params, 2);
+  const responseBody = [`    <${name}Response xmlns="${namespace}">`, `      <${name}Result>`];
   fieldLines(operation.result.fields, 4, responseBody);
-  responseBody.push(`      </${operation.name}Result>`, `    </${operation.name}Response>`);
-  const header: string[] = [];
-  if (operation.endpoint.requiresToken) {
-    header.push(`    <wsAuthHeader xmlns="${namespace}">`);
-    fieldLines(wsAuthHeader.fields, 3, header);
-    header.push('    </wsAuthHeader>');
-  }
-  const httpResult: string[] = [`<${operation.result.name} xmlns="${namespace}">`];
-  fieldLines(operation.result.fields, 1, httpResult);
-  httpResult.push(`</${operation.result.name}>`);
-  const httpResponse = `HTTP/1.1 200 OK\nContent-Type: text/xml; charset=utf-8\nContent-Length: length\n\n<?xml version="1.0" encoding="utf-8"?>\n${httpResult.join('\n')}`;
-  const query = operation.params
-    .map((p) => `${p.name}=${placeholder(p.type.kind === 'array' ? p.type.item : p.type)}`)
-    .join('&');
-  const auth = operation.endpoint.requiresToken ? 'Authorization: Bearer guid\n' : '';
-  const soapResponse = (version: '1.1' | '1.2', type: string) =>
-    `HTTP/1.1 200 OK\nContent-Type: ${type}; charset=utf-8\nContent-Length: length\n\n${envelope(version, [], responseBody)}`;
+  responseBody.push(`      </${name}Result>`, `    </${name}Response>`);
+  // The header type has <s:anyAttribute />, which the original's pages show as this attribute.
+  const header = endpoint.requiresToken
+    ? elementLines(wsAuthHeader.name, namespace, wsAuthHeader.fields, 2, ' custom-attribute="value"')
+    : [];
+  const soap = (version: SoapVersion, type: string, action: readonly string[]): Sample => ({
+    title: `SOAP ${version}`,
+    request: httpMessage(
+      `POST ${path}`,
+      [...action, `Content-Type: ${type}; charset=utf-8`, 'Content-Length: string', 'Host: string'],
+      envelope(version, header, requestBody),
+    ),
+    response: httpMessage(
+      OK,
+      [`Content-Type: ${type}; charset=utf-8`, 'Content-Length: string'],
+      envelope(version, [], responseBody),
+    ),
+  });
+
+  const query = operation.params.map(formParameter).join('&');
+  // scoop's addition: HTTP GET/POST of scoop.asmx operations need a token (README).
+  const auth = endpoint.requiresToken ? ['Authorization: Bearer string'] : [];
+  const httpResponse = httpMessage(
+    OK,
+    [`Content-Type: ${XML_TYPE}`, 'Content-Length: string'],
+    elementLines(operation.result.name, namespace, operation.result.fields, 0).join('\n'),
+  );
   return [
-    {
-      title: 'SOAP 1.1',
-      request: `POST ${path} HTTP/1.1\nHost: host\nContent-Type: text/xml; charset=utf-8\nContent-Length: length\nSOAPAction: "${namespace}/${operation.name}"\n\n${envelope('1.1', header, requestBody)}`,
-      response: soapResponse('1.1', 'text/xml'),
-    },
-    {
-      title: 'SOAP 1.2',
-      request: `POST ${path} HTTP/1.1\nHost: host\nContent-Type: application/soap+xml; charset=utf-8\nContent-Length: length\n\n${envelope('1.2', header, requestBody)}`,
-      response: soapResponse('1.2', 'application/soap+xml'),
-    },
+    soap('1.1', 'text/xml', [`SOAPAction: ${namespace}/${name}`]),
+    soap('1.2', 'application/soap+xml', []),
     {
       title: 'HTTP GET',
-      request: `GET ${path}/${operation.name}${query ? `?${query}` : ''} HTTP/1.1\nHost: host\n${auth}`,
+      request: httpMessage(`GET ${path}/${name}?${query}`, ['Host: string', ...auth]),
       response: httpResponse,
     },
     {
       title: 'HTTP POST',
-      request: `POST ${path}/${operation.name} HTTP/1.1\nHost: host\n${auth}Content-Type: application/x-www-form-urlencoded\nContent-Length: length\n\n${query}`,
+      request: httpMessage(
+        `POST ${path}/${name}`,
+        [
+          'Content-Type: application/x-www-form-urlencoded',
+          'Content-Length: string',
+          'Host: string',
+          ...auth,
+        ],
+        query,
+      ),
       response: httpResponse,
     },
   ];
