@@ -60,6 +60,15 @@ test('the WSDL addresses carry the base URL, escaped, for every port', () => {
   assert.deepEqual(locations, Array(4).fill('http://scoop.example.org/scoop/api/v6/public.asmx'));
 });
 
+test('?wsdl in any letter case gives the WSDL; ?disco the DISCO', () => {
+  const routes = createDescribeRoutes(plain);
+  for (const query of ['wsdl', 'WSDL', 'WsDl', 'wSdL=']) {
+    const doc = routes.forEndpoint(request({ host: 'h' }), PUBLIC_V6, query);
+    assert.match(doc.body, /<wsdl:definitions /, query);
+  }
+  assert.match(routes.forEndpoint(request({ host: 'h' }), PUBLIC_V6, 'DiScO').body, /<discovery /);
+});
+
 test('?op= names an operation of this endpoint, or is refused', () => {
   const routes = createDescribeRoutes(plain);
   assert.match(routes.forEndpoint(request({ host: 'h' }), PUBLIC_V6, 'op=getBild').body, /<h1>getBild<\/h1>/);

@@ -94,22 +94,41 @@ function onOff(value: string | undefined, fallback: boolean, name: string): bool
   throw new SettingsError(`${name} must be on or off, not ${JSON.stringify(value)}`);
 }
 
+/**
+ * The base that WSDL addresses are built on: an http(s) URL with a host and an optional
+ * path, nothing a client would misread once the endpoint path is appended (no query,
+ * fragment, credentials or spaces). Kept as given, without trailing slashes.
+ */
+function publicUrlSetting(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(value);
+  } catch {
+    parsed = undefined;
+  }
+  const shaped = /^https?:\/\/[^\s/?#@]+(?:\/[^\s?#]*)?$/i.test(value);
+  if (!parsed || !shaped || parsed.hostname === '') {
+    throw new SettingsError(
+      `SCOOP_PUBLIC_URL (--public-url) must be an http(s) URL such as https://api.example.org, not ${JSON.stringify(value)}`,
+    );
+  }
+  return value.replace(/\/+$/, '');
+}
+
 export function databaseSetting(flags: Flags, env: Env): string {
   return pick(flags, 'db', env, 'SCOOP_DB') ?? DEFAULT_DB;
 }
 
 export function serveSettings(flags: Flags, env: Env): ServeSettings {
   const namespace = pick(flags, 'namespace', env, 'SCOOP_NAMESPACE') ?? DEFAULT_NAMESPACE;
-  const publicUrl = pick(flags, 'public-url', env, 'SCOOP_PUBLIC_URL');
-  if (publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(publicUrl)) {
-    throw new SettingsError(`SCOOP_PUBLIC_URL must be an http(s) URL, not ${JSON.stringify(publicUrl)}`);
-  }
+  const publicUrl = publicUrlSetting(pick(flags, 'public-url', env, 'SCOOP_PUBLIC_URL'));
   return {
     host: pick(flags, 'host', env, 'SCOOP_HOST') ?? '127.0.0.1',
     port: integer(pick(flags, 'port', env, 'SCOOP_PORT'), 8080, 'SCOOP_PORT', 0, 65535),
     db: databaseSetting(flags, env),
     namespace,
-    publicUrl: publicUrl?.replace(/\/+$/, ''),
+    publicUrl,
     trustProxy: onOff(env.SCOOP_TRUST_PROXY, false, 'SCOOP_TRUST_PROXY'),
     httpMaxAge: integer(env.SCOOP_HTTP_MAX_AGE, 60, 'SCOOP_HTTP_MAX_AGE', 0, 31_536_000),
     httpAuth: onOff(env.SCOOP_HTTP_AUTH, true, 'SCOOP_HTTP_AUTH'),
