@@ -2,7 +2,9 @@
  * Interop with PHP's SoapClient (ext/soap): test/interop/soapclient.php loads each
  * endpoint's live WSDL with SOAP 1.1 and SOAP 1.2, calls every operation with the token
  * in the wsAuthHeader SOAP header, checks the answers against the demo content and that a
- * wrong token throws a SoapFault, and prints a JSON summary, asserted here.
+ * wrong token throws a SoapFault, and prints a JSON summary, asserted here — including
+ * that the endpoints it called, the operations SoapClient found in each WSDL and the
+ * operations it called are the contract's, so a new operation cannot go untested.
  * Needs the Debian packages php-cli, php-soap and php-xml (installed in `before`).
  */
 import assert from 'node:assert/strict';
@@ -12,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { ENDPOINTS, OPERATIONS, operationsAt } from '../../src/contract/operations.ts';
 import { type Fixture, REFERENCE_TOKEN, startFixture } from '../support/fixture-server.ts';
 
 const run = promisify(execFile);
@@ -37,6 +40,8 @@ after(async () => {
 interface Summary {
   php: string;
   calls: number;
+  /** endpoint → SOAP version → the operations of the WSDL's binding (__getFunctions). */
+  operations: Record<string, Record<string, string[]>>;
   results: Record<string, Record<string, Record<string, unknown>>>;
   failures: string[];
 }
@@ -72,7 +77,29 @@ test('PHP SoapClient calls every operation over SOAP 1.1 and 1.2', { timeout: 12
   }
   const summary = JSON.parse(stdout) as Summary;
   assert.deepEqual(summary.failures, []);
-  assert.equal(summary.calls, 16, 'eight operations, each over SOAP 1.1 and 1.2');
+  assert.deepEqual(
+    Object.keys(summary.operations),
+    ENDPOINTS.map((e) => e.path),
+    'every endpoint of the contract',
+  );
+  for (const endpoint of ENDPOINTS) {
+    const contract = operationsAt(endpoint)
+      .map((op) => op.name)
+      .sort();
+    for (const version of ['1.1', '1.2']) {
+      const where = `${endpoint.path} SOAP ${version}`;
+      assert.deepEqual(
+        [...(summary.operations[endpoint.path]?.[version] ?? [])].sort(),
+        contract,
+        `${where} WSDL`,
+      );
+      const called = Object.keys(summary.results[endpoint.path]?.[version] ?? {}).filter(
+        (k) => k !== 'wrongToken',
+      );
+      assert.deepEqual(called.sort(), contract, `${where} operations called`);
+    }
+  }
+  assert.equal(summary.calls, OPERATIONS.length * 2, 'every operation, each over SOAP 1.1 and 1.2');
 
   const pdf = sha256('anhaenge/oeffnungszeiten-buergeramt.pdf');
   const jpeg = sha256('bilder/rathaus.jpg');

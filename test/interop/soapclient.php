@@ -4,11 +4,13 @@
  *
  *   php test/interop/soapclient.php <base-url> <token>
  *
- * For every endpoint and for SOAP 1.1 and 1.2: loads the live WSDL, calls every operation
- * of the endpoint in document/literal wrapped style (the token in the wsAuthHeader SOAP
- * header on scoop.asmx), checks the answers against the demo content
+ * For every endpoint and for SOAP 1.1 and 1.2: loads the live WSDL, lists the operations
+ * SoapClient finds in it (__getFunctions), calls every one of them in document/literal
+ * wrapped style (the token in the wsAuthHeader SOAP header on scoop.asmx) — an operation
+ * without a call below is a failure — checks the answers against the demo content
  * (examples/demo-bundle), and makes one call with a wrong token, which must throw a
- * SoapFault. Prints a JSON summary on stdout; exits 1 when any check failed.
+ * SoapFault. Prints a JSON summary on stdout (with the operations found, which the test
+ * compares with the contract); exits 1 when any check failed.
  */
 
 declare(strict_types=1);
@@ -26,6 +28,7 @@ $demo = dirname(__DIR__, 2) . '/examples/demo-bundle/files';
 
 $failures = [];
 $results = [];
+$found = [];
 $calls = 0;
 
 function check(bool $ok, string $what): void
@@ -57,6 +60,18 @@ function client(string $url, int $version, ?string $token): SoapClient
         $client->__setSoapHeaders([new SoapHeader(NS, 'wsAuthHeader', ['token' => $token])]);
     }
     return $client;
+}
+
+/** The operation names of the WSDL's binding, from __getFunctions() ("ResultType name(ParamType $p)"). */
+function operationNames(SoapClient $client): array
+{
+    $names = [];
+    foreach ($client->__getFunctions() ?? [] as $signature) {
+        if (preg_match('/^\S+ (\w+)\(/', $signature, $m) === 1) {
+            $names[] = $m[1];
+        }
+    }
+    return array_values(array_unique($names));
 }
 
 /** What the last request looked like on the wire: media type, action and header. */
@@ -185,6 +200,9 @@ foreach ($operations as $path => $ops) {
         $current = "$path SOAP $label";
         try {
             $client = client($base . $path, $version, $secured ? $token : null);
+            $found[$path][$label] = operationNames($client);
+            $uncalled = array_diff($found[$path][$label], array_keys($ops));
+            check($uncalled === [], 'operations in the WSDL without a call here: ' . implode(', ', $uncalled));
             foreach ($ops as $name => $call) {
                 $current = "$path SOAP $label $name";
                 $observed = $call($client);
@@ -216,7 +234,14 @@ foreach ($operations as $path => $ops) {
 }
 
 echo json_encode(
-    ['php' => PHP_VERSION, 'libxml' => LIBXML_DOTTED_VERSION, 'calls' => $calls, 'results' => $results, 'failures' => $failures],
+    [
+        'php' => PHP_VERSION,
+        'libxml' => LIBXML_DOTTED_VERSION,
+        'calls' => $calls,
+        'operations' => $found,
+        'results' => $results,
+        'failures' => $failures,
+    ],
     JSON_PRETTY_PRINT | JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES,
 ), "\n";
 exit($failures === [] ? 0 : 1);
