@@ -4,7 +4,9 @@
  * test/interop/java/Client.java in one run, and the client calls every operation of every
  * endpoint over the SOAP 1.1 and the SOAP 1.2 port against the server in this process,
  * checks the answers against the demo content and that a wrong token throws a
- * SOAPFaultException, and prints a JSON summary, asserted here.
+ * SOAPFaultException, and prints a JSON summary, asserted here — including that the
+ * endpoints and the operations of each generated port interface are the contract's and
+ * that each was called, so a new operation cannot go untested.
  * Needs the Debian package jaxws and a JDK (javac; default-jdk-headless when missing).
  */
 import assert from 'node:assert/strict';
@@ -15,6 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { ENDPOINTS as CONTRACT_ENDPOINTS, OPERATIONS, operationsAt } from '../../src/contract/operations.ts';
 import { type Fixture, REFERENCE_TOKEN, startFixture } from '../support/fixture-server.ts';
 
 const execFileAsync = promisify(execFile);
@@ -160,11 +163,30 @@ test(
     );
     const summary = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
       calls: number;
+      /** endpoint → the operations of its generated port interface (sorted). */
+      operations: Record<string, string[]>;
       results: Record<string, Record<string, Record<string, string>>>;
       failures: string[];
     };
     assert.deepEqual(summary.failures, []);
-    assert.equal(summary.calls, 16, 'eight operations, each over SOAP 1.1 and 1.2');
+    assert.deepEqual(
+      Object.keys(summary.operations),
+      CONTRACT_ENDPOINTS.map((e) => e.path),
+      'stubs for every endpoint of the contract',
+    );
+    for (const endpoint of CONTRACT_ENDPOINTS) {
+      const contract = operationsAt(endpoint)
+        .map((op) => op.name)
+        .sort();
+      assert.deepEqual(summary.operations[endpoint.path], contract, `${endpoint.path} port operations`);
+      for (const version of ['1.1', '1.2']) {
+        const called = Object.keys(summary.results[endpoint.path]?.[version] ?? {}).filter(
+          (k) => k !== 'wrongToken',
+        );
+        assert.deepEqual(called.sort(), contract, `${endpoint.path} SOAP ${version} operations called`);
+      }
+    }
+    assert.equal(summary.calls, OPERATIONS.length * 2, 'every operation, each over SOAP 1.1 and 1.2');
 
     const pdf = sha256('anhaenge/oeffnungszeiten-buergeramt.pdf');
     const jpeg = sha256('bilder/rathaus.jpg');

@@ -8,7 +8,9 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
+import javax.jws.WebMethod;
 import javax.xml.namespace.QName;
 import javax.xml.ws.BindingProvider;
 import javax.xml.ws.handler.MessageContext;
@@ -25,7 +27,9 @@ import javax.xml.ws.soap.SOAPFaultException;
  * (get…Soap12()): calls every operation (the wsAuthHeader is the extra header parameter
  * wsimport -XadditionalHeaders generates), checks the answers against the demo content,
  * checks the answer's media type, and makes one call with a wrong token, which must throw
- * a SOAPFaultException. Prints a JSON summary; exits 1 when any check failed.
+ * a SOAPFaultException. The operations of each generated port interface (its @WebMethod
+ * methods) must each have been called; they are printed too, and the test compares them
+ * with the contract. Prints a JSON summary; exits 1 when any check failed.
  */
 public final class Client {
   private static final String WRONG_TOKEN = "22222222-2222-2222-2222-222222222222";
@@ -37,6 +41,8 @@ public final class Client {
   private final List<String> failures = new ArrayList<>();
   /** endpoint → SOAP version → operation → what was observed. */
   private final Map<String, Map<String, Map<String, String>>> results = new LinkedHashMap<>();
+  /** endpoint → the operations of its generated port interface. */
+  private final Map<String, TreeSet<String>> operations = new LinkedHashMap<>();
   private String current = "";
   private int calls;
 
@@ -53,10 +59,10 @@ public final class Client {
     }
     Client client = new Client(args[0], args[1], Path.of(args[2]));
     for (String version : VERSIONS) {
-      client.run("/scoop/api/v5/scoop.asmx", version, client::v5);
-      client.run("/scoop/api/v6/scoop.asmx", version, client::v6);
-      client.run("/scoop/api/v7/scoop.asmx", version, client::v7);
-      client.run("/scoop/api/v6/public.asmx", version, client::v6public);
+      client.run("/scoop/api/v5/scoop.asmx", version, interop.v5scoop.ScoopSoap.class, client::v5);
+      client.run("/scoop/api/v6/scoop.asmx", version, interop.v6scoop.ScoopSoap.class, client::v6);
+      client.run("/scoop/api/v7/scoop.asmx", version, interop.v7scoop.ScoopSoap.class, client::v7);
+      client.run("/scoop/api/v6/public.asmx", version, interop.v6public.PublicSoap.class, client::v6public);
     }
     System.out.println(client.summary());
     System.exit(client.failures.isEmpty() ? 0 : 1);
@@ -66,13 +72,30 @@ public final class Client {
     void run(String path, String version) throws Exception;
   }
 
-  private void run(String path, String version, Calls calls) {
+  private void run(String path, String version, Class<?> port, Calls calls) {
     current = path + " SOAP " + version;
+    TreeSet<String> offered = operationsOf(port);
+    operations.put(path, offered);
     try {
       calls.run(path, version);
     } catch (Exception error) {
       failures.add(current + ": " + error);
     }
+    Map<String, String> observed = results.getOrDefault(path, Map.of()).getOrDefault(version, Map.of());
+    TreeSet<String> called = new TreeSet<>(observed.keySet());
+    called.remove("wrongToken");
+    current = path + " SOAP " + version;
+    check(called.equals(offered), "called " + called + ", the port offers " + offered);
+  }
+
+  /** The WSDL operations of a generated port interface: its @WebMethod methods. */
+  private static TreeSet<String> operationsOf(Class<?> port) {
+    TreeSet<String> names = new TreeSet<>();
+    for (java.lang.reflect.Method method : port.getMethods()) {
+      WebMethod web = method.getAnnotation(WebMethod.class);
+      if (web != null) names.add(web.operationName().isEmpty() ? method.getName() : web.operationName());
+    }
+    return names;
   }
 
   // ---- the endpoints -------------------------------------------------------------------
@@ -286,8 +309,12 @@ public final class Client {
                 .collect(Collectors.joining(",")) + "}")
             .collect(Collectors.joining(",")) + "}")
         .collect(Collectors.joining(","));
+    String ops = operations.entrySet().stream()
+        .map(e -> json(e.getKey()) + ":["
+            + e.getValue().stream().map(Client::json).collect(Collectors.joining(",")) + "]")
+        .collect(Collectors.joining(","));
     String fails = failures.stream().map(Client::json).collect(Collectors.joining(","));
     return "{\"java\":" + json(System.getProperty("java.version")) + ",\"calls\":" + calls
-        + ",\"results\":{" + res + "},\"failures\":[" + fails + "]}";
+        + ",\"operations\":{" + ops + "},\"results\":{" + res + "},\"failures\":[" + fails + "]}";
   }
 }
