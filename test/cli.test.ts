@@ -4,6 +4,7 @@
  * never touch the repository), or a fresh PostgreSQL schema, and checks exit code,
  * stdout and stderr.
  */
+
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,6 +15,8 @@ import { hashToken } from '../src/auth/tokens.ts';
 import { ScoopError } from '../src/contract/errors.ts';
 import type { ContentStore } from '../src/store/content-store.ts';
 import { redactLocation } from '../src/store/postgres/location.ts';
+import { POSTGRES_MIGRATIONS } from '../src/store/postgres/migrations.ts';
+import { SQLITE_MIGRATIONS } from '../src/store/sqlite/migrations.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { bundleJson, generation, scratch } from './support/bundles.ts';
 import { DATABASES, POSTGRES, SQLITE, type TestDatabase } from './support/databases.ts';
@@ -184,13 +187,15 @@ for (const database of DATABASES) {
       const place = await database.newLocation();
       try {
         const shown = redactLocation(place.location);
+        const migrations = database.name === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS;
+        const latest = migrations.length;
         assert.equal(
           await ok(['migrate', '--db', place.location]),
-          `${shown}: schema version 2 (applied 1, 2)\n`,
+          `${shown}: schema version ${latest} (applied ${migrations.map((_, i) => i + 1).join(', ')})\n`,
         );
         assert.equal(
           await ok(['migrate'], { SCOOP_DB: place.location }),
-          `${shown}: schema version 2 (nothing to apply)\n`,
+          `${shown}: schema version ${latest} (nothing to apply)\n`,
         );
         const stdout = await ok(['import', generationBundle(1)], { SCOOP_DB: place.location });
         assert.match(stdout, /content version 1/);

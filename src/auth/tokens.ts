@@ -39,4 +39,9 @@ export interface TokenStore {
   revokeToken(hash: Buffer, revokedAt: string): Promise<boolean>;
   listTokens(): Promise<TokenInfo[]>;
   touchToken(hash: Buffer, usedAt: string): Promise<void>;
+  /**
+   * Increases whenever a token is created or revoked; cheap, and at most a moment behind
+   * the store, as the content version is. Verifications are cached per token version.
+   */
+  knownTokensVersion(): Promise<number>;
 }

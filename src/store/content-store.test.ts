@@ -9,7 +9,9 @@ import { afterEach, describe } from 'node:test';
 import { setImmediate as tick } from 'node:timers/promises';
 import { bundleJson, generation, importFolder, pattern, scratch } from '../../test/support/bundles.ts';
 import { DATABASES, type TestDatabase, type TestLocation } from '../../test/support/databases.ts';
+import { Authenticator } from '../auth/authenticator.ts';
 import { hashToken } from '../auth/tokens.ts';
+import { isScoopError } from '../contract/errors.ts';
 import { CHUNK_BYTES } from './blob-chunks.ts';
 import type { ContentStore, StoredBlob } from './content-store.ts';
 
@@ -305,6 +307,46 @@ function storeBehaviour(db: TestDatabase): void {
       ]);
       const stored = ((await dump()).tokens as Array<{ hash: Uint8Array }>).map((t) => Buffer.from(t.hash));
       assert.deepEqual(stored.sort(Buffer.compare), [hash, other].sort(Buffer.compare));
+    });
+
+    test('verifications are cached per token version: a token revoked by another process is refused at once', async () => {
+      const serving = await s.open(db);
+      const other = await db.attach(serving.location);
+      try {
+        const token = '44444444-4444-4444-4444-444444444444';
+        await other.addToken(hashToken(token), 'app', '2026-01-02T03:04:05.000Z');
+        let lookups = 0;
+        const lookup = serving.store.findActiveToken.bind(serving.store);
+        serving.store.findActiveToken = (hash) => {
+          lookups++;
+          return lookup(hash);
+        };
+        const auth = new Authenticator(serving.store);
+        /** Whether the token verifies, retried until `want` or for a second (the version is read every few ms). */
+        const settles = async (want: boolean) => {
+          const until = Date.now() + 1000;
+          for (;;) {
+            const ok = await auth.verify(token).then(
+              () => true,
+              (error: unknown) => {
+                assert.ok(isScoopError(error) && error.code === 'AUTH_FAILED', String(error));
+                return false;
+              },
+            );
+            if (ok === want || Date.now() > until) return ok;
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
+        };
+        assert.equal(await settles(true), true, 'a token created by another process verifies');
+        const afterFirst = lookups;
+        for (let i = 0; i < 5; i++) await auth.verify(token);
+        assert.equal(lookups, afterFirst, 'repeated verifications are answered from the cache');
+        assert.equal(await other.revokeToken(hashToken(token), '2026-03-01T00:00:00.000Z'), true);
+        assert.equal(await settles(false), false, 'the revoked token is refused within a second');
+        assert.ok(lookups > afterFirst, 'the token version moved, so the token was looked up again');
+      } finally {
+        await other.close();
+      }
     });
 
     test('every committed import is recorded with its content version; a refused one is not', async () => {

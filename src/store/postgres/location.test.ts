@@ -17,6 +17,7 @@ test('?schema= picks the schema, sets search_path per connection and names the c
   );
   assert.equal(location.schema, 'stadt_a');
   assert.equal(location.channel, 'scoop_content.stadt_a');
+  assert.equal(location.tokenChannel, 'scoop_tokens.stadt_a');
   assert.equal(location.config.options, '-c search_path=stadt_a');
   assert.equal(location.config.connectionString, 'postgres://scoop@db.example:5432/cms?sslmode=disable');
 });
@@ -25,6 +26,7 @@ test('without ?schema= it is public, and the channel is scoop_content', () => {
   const location = parsePostgresLocation('postgres://scoop@db/cms');
   assert.equal(location.schema, 'public');
   assert.equal(location.channel, 'scoop_content');
+  assert.equal(location.tokenChannel, 'scoop_tokens');
   assert.equal(location.config.options, '-c search_path=public');
 });
 

@@ -24,6 +24,8 @@ export interface PostgresLocation {
   readonly schema: string;
   /** LISTEN/NOTIFY channel of content-version changes: one per schema, so deployments sharing a database do not hear each other. */
   readonly channel: string;
+  /** The channel of token changes (created, revoked), likewise per schema. */
+  readonly tokenChannel: string;
   /** The URL without its password, for logs and messages. */
   readonly shown: string;
 }
@@ -73,6 +75,7 @@ export function parsePostgresLocation(location: string): PostgresLocation {
     config: { connectionString: url.toString(), options, application_name: 'scoop', types: TYPES },
     schema,
     channel: schema === 'public' ? 'scoop_content' : `scoop_content.${schema}`,
+    tokenChannel: schema === 'public' ? 'scoop_tokens' : `scoop_tokens.${schema}`,
     shown: redactLocation(location),
   };
 }

@@ -50,6 +50,9 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     detail text
   );
   `,
+  `
+  INSERT INTO meta (key, value) VALUES ('tokens_version', '0');
+  `,
 ];
 
 /** Advisory-lock keys are per schema, so deployments sharing a database do not wait on each other. */

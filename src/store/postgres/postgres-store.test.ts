@@ -91,7 +91,10 @@ describe('migrations', () => {
         schemaVersion: 0,
         latestSchemaVersion: POSTGRES_MIGRATIONS.length,
       });
-      assert.deepEqual(await store.migrate(), [1, 2]);
+      assert.deepEqual(
+        await store.migrate(),
+        POSTGRES_MIGRATIONS.map((_, i) => i + 1),
+      );
       const ready = await fetch(`${admin.url}/readyz`);
       assert.equal(ready.status, 200);
       assert.deepEqual(await ready.json(), { status: 'ready', contentVersion: 0 });

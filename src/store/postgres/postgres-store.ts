@@ -60,11 +60,14 @@ const SELECT_RECORD = `
 const BY_NUMERIC_ID = `ORDER BY COALESCE(substring(r.id from '^-?[0-9]{1,18}')::bigint, 0), r.id COLLATE "C"`;
 
 const VERSION = "SELECT value FROM meta WHERE key = 'content_version'";
+const TOKENS_VERSION = "SELECT value FROM meta WHERE key = 'tokens_version'";
 
 export class PostgresStore implements ContentStore {
   private readonly pool: pg.Pool;
   private readonly cache: RecordCache;
   private readonly watch: VersionWatch;
+  /** Token changes, watched as content is: a revocation reaches every instance at once. */
+  private readonly tokenWatch: VersionWatch;
 
   /** Opens the store, migrating it first unless told not to. */
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
@@ -95,13 +98,21 @@ export class PostgresStore implements ContentStore {
     // withClient discards it.
     this.pool.on('error', onError);
     this.pool.on('connect', (client) => client.on('error', () => undefined));
-    this.watch = new VersionWatch({
-      channel: location.channel,
+    const watchOptions = {
       newClient: () =>
         new pg.Client({ ...config, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000 }),
-      check: () => this.contentVersion(),
       onError,
       ...(options.versionCheckMs ? { checkEveryMs: options.versionCheckMs } : {}),
+    };
+    this.watch = new VersionWatch({
+      ...watchOptions,
+      channel: location.channel,
+      check: () => this.contentVersion(),
+    });
+    this.tokenWatch = new VersionWatch({
+      ...watchOptions,
+      channel: location.tokenChannel,
+      check: async () => Number((await this.query<{ value: string }>(TOKENS_VERSION)).rows[0]!.value),
     });
     this.cache = new RecordCache(
       this.source,
@@ -267,12 +278,44 @@ export class PostgresStore implements ContentStore {
     return { committed: row?.committed ?? 0, last };
   }
 
+  knownTokensVersion(): Promise<number> {
+    return this.tokenWatch.current();
+  }
+
+  /**
+   * Runs a token change, bumps the token version and tells every listener, in one
+   * transaction: an instance that trusts a cached verification learns of it at once.
+   */
+  private async changeTokens<T>(change: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let bumped: number | undefined;
+    const result = await this.withClient(async (client) => {
+      await client.query('BEGIN');
+      try {
+        const done = await change(client);
+        const { rows } = await client.query<{ value: string }>(
+          "UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'tokens_version' RETURNING value",
+        );
+        bumped = Number(rows[0]!.value);
+        await client.query('SELECT pg_notify($1, $2)', [this.location.tokenChannel, String(bumped)]);
+        await client.query('COMMIT');
+        return done;
+      } catch (error) {
+        if (!isConnectionError(error)) await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+    if (bumped !== undefined) this.tokenWatch.observe(bumped);
+    return result;
+  }
+
   async addToken(hash: Buffer, label: string, createdAt: string): Promise<void> {
-    await this.query('INSERT INTO tokens (hash, label, created_at) VALUES ($1, $2, $3)', [
-      hash,
-      label,
-      createdAt,
-    ]);
+    await this.changeTokens((client) =>
+      client.query('INSERT INTO tokens (hash, label, created_at) VALUES ($1, $2, $3)', [
+        hash,
+        label,
+        createdAt,
+      ]),
+    );
   }
 
   async findActiveToken(hash: Buffer): Promise<Buffer | undefined> {
@@ -284,9 +327,11 @@ export class PostgresStore implements ContentStore {
   }
 
   async revokeToken(hash: Buffer, revokedAt: string): Promise<boolean> {
-    const result = await this.query(
-      'UPDATE tokens SET revoked_at = $1 WHERE hash = $2 AND revoked_at IS NULL',
-      [revokedAt, hash],
+    const result = await this.changeTokens((client) =>
+      client.query('UPDATE tokens SET revoked_at = $1 WHERE hash = $2 AND revoked_at IS NULL', [
+        revokedAt,
+        hash,
+      ]),
     );
     return (result.rowCount ?? 0) > 0;
   }
@@ -313,7 +358,7 @@ export class PostgresStore implements ContentStore {
   }
 
   async close(): Promise<void> {
-    await this.watch.close();
+    await Promise.all([this.watch.close(), this.tokenWatch.close()]);
     await this.pool.end().catch(() => undefined);
   }
 }

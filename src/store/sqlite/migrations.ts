@@ -41,4 +41,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     detail TEXT
   );
   `,
+  `
+  INSERT INTO meta (key, value) VALUES ('tokens_version', '0');
+  `,
 ];

@@ -135,6 +135,12 @@ export class SqliteStore implements ContentStore {
         'SELECT data FROM blob_chunks WHERE blob_id = ? AND seq = ?',
       ),
       version: db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'content_version'"),
+      versions: db.prepare<[], { key: string; value: string }>(
+        "SELECT key, value FROM meta WHERE key IN ('content_version', 'tokens_version')",
+      ),
+      bumpTokens: db.prepare(
+        "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'tokens_version'",
+      ),
       addToken: db.prepare('INSERT INTO tokens (hash, label, created_at) VALUES (?, ?, ?)'),
       runCount: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM import_runs'),
       lastRun: db.prepare<[], RunRow>(
@@ -207,17 +213,34 @@ export class SqliteStore implements ContentStore {
     return this.cache.read(read);
   }
 
-  private known = { version: -1, at: 0 };
+  private known = { version: -1, tokens: -1, at: 0 };
 
   /**
-   * The content version, read from the database at most every KNOWN_VERSION_MS: an import
-   * shows up that much later at worst, and a request does no database work on a cache hit.
+   * The content and token versions, read from the database at most every
+   * KNOWN_VERSION_MS: an import or a token change shows up that much later at worst, and a
+   * request does no database work on a cache hit.
    */
-  async knownVersion(): Promise<number> {
+  private refreshKnown(): void {
     const now = performance.now();
-    if (now - this.known.at >= KNOWN_VERSION_MS)
-      this.known = { version: await this.contentVersion(), at: now };
+    if (now - this.known.at < KNOWN_VERSION_MS) return;
+    const rows = unavailableOnIoError(() => this.statements.versions.all());
+    const value = (key: string) => Number(rows.find((row) => row.key === key)?.value ?? 0);
+    this.known = { version: value('content_version'), tokens: value('tokens_version'), at: now };
+  }
+
+  /** This process sees its own import or token change at once. */
+  private forgetKnown(): void {
+    this.known = { version: -1, tokens: -1, at: Number.NEGATIVE_INFINITY };
+  }
+
+  async knownVersion(): Promise<number> {
+    this.refreshKnown();
     return this.known.version;
+  }
+
+  async knownTokensVersion(): Promise<number> {
+    this.refreshKnown();
+    return this.known.tokens;
   }
 
   async contentVersion(): Promise<number> {
@@ -251,7 +274,7 @@ export class SqliteStore implements ContentStore {
       try {
         const result = await work(new SqliteImportTransaction(db));
         db.exec('COMMIT');
-        this.known = { version: -1, at: Number.NEGATIVE_INFINITY }; // this process sees its own import at once
+        this.forgetKnown();
         return result;
       } catch (error) {
         if (db.inTransaction) db.exec('ROLLBACK');
@@ -267,8 +290,19 @@ export class SqliteStore implements ContentStore {
     return { committed: this.statements.runCount.get()!.n, last: last ? toRun(last) : undefined };
   }
 
+  /** Runs a token change and bumps the token version in one transaction. */
+  private changeTokens<T>(change: () => T): T {
+    const result = this.db.transaction(() => {
+      const done = change();
+      this.statements.bumpTokens.run();
+      return done;
+    })();
+    this.forgetKnown();
+    return result;
+  }
+
   async addToken(hash: Buffer, label: string, createdAt: string): Promise<void> {
-    this.statements.addToken.run(hash, label, createdAt);
+    this.changeTokens(() => this.statements.addToken.run(hash, label, createdAt));
   }
 
   async findActiveToken(hash: Buffer): Promise<Buffer | undefined> {
@@ -276,7 +310,7 @@ export class SqliteStore implements ContentStore {
   }
 
   async revokeToken(hash: Buffer, revokedAt: string): Promise<boolean> {
-    return this.statements.revokeToken.run(revokedAt, hash).changes > 0;
+    return this.changeTokens(() => this.statements.revokeToken.run(revokedAt, hash).changes > 0);
   }
 
   async touchToken(hash: Buffer, usedAt: string): Promise<void> {
