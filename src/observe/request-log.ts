@@ -1,6 +1,7 @@
 /**
  * One observation per request: an id (the client's `X-Request-Id` when it is a sane
- * token, else a new UUID) echoed in the answer, one structured log line when the answer
+ * token, else a new UUID) that every answer echoes (the app puts it in the head it writes,
+ * so node takes its one-object writeHead path), one structured log line when the answer
  * is done, and the request metrics. Only the path is logged, never the query string or
  * the body, so tokens and e-mail addresses never reach the log.
  */
@@ -18,6 +19,8 @@ export interface Observation {
   /** `ok` or the catalogue code of the refusal. */
   outcome: string;
   bytesIn: number;
+  /** The declared length of the answer's body, set by whoever writes its head. */
+  bytesOut: number;
 }
 
 export interface Observer {
@@ -41,22 +44,22 @@ export function createObserver(logger: Logger, metrics: Metrics | undefined): Ob
   const logInfo = logger.isLevelEnabled('info');
   return {
     start(req, res, path) {
-      const started = process.hrtime.bigint();
+      const started = performance.now();
       const observation: Observation = {
         id: requestId(req.headers['x-request-id']),
         operation: undefined,
         binding: undefined,
         outcome: 'ok',
         bytesIn: 0,
+        bytesOut: 0,
       };
-      res.setHeader('x-request-id', observation.id);
       if (metrics) metrics.inFlight++;
       let done = false;
       const finish = () => {
         if (done) return;
         done = true;
-        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        const bytesOut = Number(res.getHeader('content-length') ?? 0);
+        const seconds = (performance.now() - started) / 1000;
+        const { bytesOut } = observation;
         const operation = observation.operation ?? '-';
         const binding = observation.binding ?? '-';
         const outcome =
@@ -93,7 +96,7 @@ export function createObserver(logger: Logger, metrics: Metrics | undefined): Ob
         );
       };
       // A response emits 'close' once, whether it finished or the client went away.
-      res.once('close', finish);
+      res.on('close', finish);
       return observation;
     },
   };

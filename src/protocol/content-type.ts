@@ -10,8 +10,25 @@ export interface MediaType {
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
+/**
+ * Clients send the same few Content-Type values over and over, so parsed values are kept
+ * (MediaType is immutable). The table is bounded: once full it starts afresh, so a client
+ * sending endless distinct values costs a re-parse, never memory.
+ */
+const PARSED = new Map<string, MediaType | undefined>();
+const MAX_PARSED = 256;
+
 export function parseMediaType(header: string | undefined): MediaType | undefined {
   if (header === undefined) return undefined;
+  const known = PARSED.get(header);
+  if (known !== undefined || PARSED.has(header)) return known;
+  const parsed = parse(header);
+  if (PARSED.size >= MAX_PARSED) PARSED.clear();
+  PARSED.set(header, parsed);
+  return parsed;
+}
+
+function parse(header: string): MediaType | undefined {
   const [head, ...rest] = splitParams(header);
   const essence = head!.trim().toLowerCase();
   if (!/^[^/\s]+\/[^/\s]+$/.test(essence)) return undefined;

@@ -179,7 +179,12 @@ export function createApp(options: AppOptions) {
   }
 
   /** GET/HEAD outside the operation paths: help pages, WSDL, DISCO, the index. */
-  async function sendDocument(req: IncomingMessage, res: ServerResponse, doc: Document): Promise<void> {
+  async function sendDocument(
+    req: IncomingMessage,
+    res: ServerResponse,
+    doc: Document,
+    observation: Observation,
+  ): Promise<void> {
     await sendParts(
       res,
       200,
@@ -187,10 +192,12 @@ export function createApp(options: AppOptions) {
         'content-type': doc.contentType,
         'cache-control': 'no-cache',
         'x-content-type-options': 'nosniff',
+        'x-request-id': observation.id,
         ...doc.headers,
       },
       [Buffer.from(doc.body, 'utf8')],
       req.method !== 'HEAD',
+      observation,
     );
   }
 
@@ -300,6 +307,7 @@ export function createApp(options: AppOptions) {
     };
   }
 
+  /** The head of a successful answer, without the request id (answers are cached without it). */
   function successHeaders(binding: BindingName, operation: Operation, soapVersion: SoapVersion | undefined) {
     const headers: Record<string, string> = {
       'content-type': soapVersion ? SOAP_CONTENT_TYPE[soapVersion] : XML_CONTENT_TYPE,
@@ -314,10 +322,15 @@ export function createApp(options: AppOptions) {
   }
 
   /** RFC 9110 §13.1.2: a GET whose If-None-Match names the current tag gets 304, no body. */
-  function notModified(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>): boolean {
+  function notModified(
+    req: IncomingMessage,
+    res: ServerResponse,
+    headers: Readonly<Record<string, string>>,
+    observation: Observation,
+  ): boolean {
     if (!headers.etag || !noneMatch(single(req.headers['if-none-match']), headers.etag)) return false;
-    const { 'content-type': _type, ...rest } = headers;
-    res.writeHead(304, rest).end();
+    const { 'content-type': _type, 'content-length': _length, ...rest } = headers;
+    res.writeHead(304, { ...rest, 'x-request-id': observation.id }).end();
     return true;
   }
 
@@ -334,10 +347,11 @@ export function createApp(options: AppOptions) {
     rateLimiter?.check(hit.token, req.socket.remoteAddress);
     if (hit.authenticate) await authenticator.verify(hit.token);
     if (hit.binding === 'httpget' && req.headers['if-none-match'] !== undefined) {
-      if (notModified(req, res, { ...hit.headers })) return;
+      if (notModified(req, res, hit.headers, observation)) return;
     }
-    // The cached head already holds the content length: one object, no copies.
-    res.writeHead(200, hit.head);
+    // The cached head already holds the content length; one object, node's fast writeHead path.
+    observation.bytesOut = hit.body.length;
+    res.writeHead(200, { ...hit.head, 'x-request-id': observation.id });
     res.end(req.method === 'HEAD' ? undefined : hit.body);
   }
 
@@ -368,11 +382,11 @@ export function createApp(options: AppOptions) {
       if (target.kind === 'none') {
         const doc = isRead ? describe.forPath(path) : undefined;
         if (!doc) throw new ScoopError('NOT_FOUND', 'There is nothing at this path.');
-        return await sendDocument(req, res, doc);
+        return await sendDocument(req, res, doc, observation);
       }
       if (target.kind === 'soap' && isRead) {
         binding = 'http';
-        return await sendDocument(req, res, describe.forEndpoint(req, target.endpoint, query));
+        return await sendDocument(req, res, describe.forEndpoint(req, target.endpoint, query), observation);
       }
       if (target.kind === 'soap' && req.method !== 'POST') {
         binding = 'http';
@@ -433,12 +447,26 @@ export function createApp(options: AppOptions) {
           head: { ...headers, 'content-length': String(body.length) },
           call,
         });
-        if (call.binding === 'httpget' && notModified(req, res, headers)) return;
-        await sendParts(res, 200, headers, [body], req.method !== 'HEAD');
+        if (call.binding === 'httpget' && notModified(req, res, headers, observation)) return;
+        await sendParts(
+          res,
+          200,
+          { ...headers, 'x-request-id': observation.id },
+          [body],
+          req.method !== 'HEAD',
+          observation,
+        );
         return;
       }
-      if (call.binding === 'httpget' && notModified(req, res, headers)) return;
-      await sendParts(res, 200, headers, parts, req.method !== 'HEAD');
+      if (call.binding === 'httpget' && notModified(req, res, headers, observation)) return;
+      await sendParts(
+        res,
+        200,
+        { ...headers, 'x-request-id': observation.id },
+        parts,
+        req.method !== 'HEAD',
+        observation,
+      );
     } catch (caught) {
       const error = toScoopError(caught, observation, path);
       observation.outcome = error.code;
@@ -454,6 +482,7 @@ export function createApp(options: AppOptions) {
         'content-type': rendered.contentType,
         'cache-control': 'private',
         'x-content-type-options': 'nosniff',
+        'x-request-id': observation.id,
         ...rendered.headers,
       };
       if (error.code === 'METHOD_NOT_ALLOWED') headers.allow = 'GET, HEAD, POST';
@@ -461,7 +490,7 @@ export function createApp(options: AppOptions) {
       if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
       // The rest of an oversized body is never read, so this connection cannot be reused.
       if (error.code === 'BODY_TOO_LARGE') headers.connection = 'close';
-      await sendParts(res, rendered.status, headers, [rendered.body], req.method !== 'HEAD');
+      await sendParts(res, rendered.status, headers, [rendered.body], req.method !== 'HEAD', observation);
     }
   };
 

@@ -20,14 +20,18 @@ async function write(res: ServerResponse, chunk: Buffer): Promise<void> {
   if (!res.write(chunk)) await drained(res);
 }
 
+/** `sent.bytesOut` is given the body's length as the head is written (for the request log). */
 export async function sendParts(
   res: ServerResponse,
   status: number,
   headers: Readonly<Record<string, string>>,
   parts: readonly BodyPart[],
   withBody: boolean,
+  sent?: { bytesOut: number },
 ): Promise<void> {
-  res.writeHead(status, { ...headers, 'content-length': String(bodyLength(parts)) });
+  const length = bodyLength(parts);
+  if (sent) sent.bytesOut = length;
+  res.writeHead(status, { ...headers, 'content-length': String(length) });
   if (!withBody) {
     res.end();
     return;
