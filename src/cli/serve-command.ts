@@ -108,6 +108,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       publicUrl: settings.publicUrl,
       trustProxy: settings.trustProxy,
       httpMaxAge: settings.httpMaxAge,
+      responseCacheBytes: settings.responseCacheBytes,
       httpAuth: settings.httpAuth,
       maxBodyBytes: settings.maxBodyBytes,
       maxListItems: settings.maxListItems,

@@ -32,6 +32,8 @@ export interface ServeSettings {
   readonly rateLimit: RateLimit | undefined;
   /** Memory for hot records; the cache is dropped whenever an import changes the content. */
   readonly recordCacheBytes: number;
+  /** Memory for whole successful answers, per content version; 0 turns the cache off. */
+  readonly responseCacheBytes: number;
   /** Processes serving on one machine (node:cluster); 1 = no cluster (see cluster.ts). */
   readonly workers: number;
 }
@@ -148,6 +150,13 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
       env.SCOOP_RECORD_CACHE_BYTES,
       64 * 1024 * 1024,
       'SCOOP_RECORD_CACHE_BYTES',
+      0,
+      2 ** 40,
+    ),
+    responseCacheBytes: integer(
+      env.SCOOP_RESPONSE_CACHE_BYTES,
+      128 * 1024 * 1024,
+      'SCOOP_RESPONSE_CACHE_BYTES',
       0,
       2 ** 40,
     ),
