@@ -74,6 +74,21 @@ describe('tokens', () => {
     assert.equal(info!.revokedAt, '2026-02-02T00:00:00.000Z');
   });
 
+  test('verifiedNow knows a token only once verify() has checked it, and only for the current token version', async () => {
+    const { auth, token, store, advance } = await setUp();
+    assert.equal(auth.verifiedNow(token), false, 'never checked');
+    assert.equal(auth.verifiedNow(undefined), false);
+    await auth.verify(token);
+    assert.equal(auth.verifiedNow(token), true);
+    assert.equal(auth.verifiedNow(token.toUpperCase()), false, 'another spelling is checked on its own');
+    advance(61_000);
+    assert.equal(auth.verifiedNow(token), false, 'a last-used write is due: verify() makes it');
+    await auth.verify(token);
+    assert.equal(auth.verifiedNow(token), true);
+    await store.addToken(hashToken(newToken()), 'andere', '2026-01-03T00:00:00.000Z');
+    assert.equal(auth.verifiedNow(token), false, 'the token version moved');
+  });
+
   test('missing, malformed, unknown and revoked tokens all give the same code and message', async () => {
     const { auth, token, store } = await setUp();
     const revoked = newToken();

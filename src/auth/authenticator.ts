@@ -33,6 +33,18 @@ export class Authenticator {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
+  /**
+   * Whether `presented` is known valid right now, without waiting: a cached verification
+   * for the store's current token version, with no `last used` write due. False means
+   * "not known", not "invalid": verify() decides then.
+   */
+  verifiedNow(presented: string | undefined): boolean {
+    if (presented === undefined) return false;
+    const entry = this.verified.get(presented);
+    if (entry === undefined || entry.tokensVersion !== this.store.peekTokensVersion()) return false;
+    return this.now().getTime() - entry.touchedAt < TOUCH_INTERVAL_MS;
+  }
+
   async verify(presented: string | undefined): Promise<void> {
     if (presented === undefined) throw new ScoopError('AUTH_FAILED', AUTH_FAILED_MESSAGE);
     const tokensVersion = await this.store.knownTokensVersion();

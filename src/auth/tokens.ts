@@ -44,4 +44,6 @@ export interface TokenStore {
    * the store, as the content version is. Verifications are cached per token version.
    */
   knownTokensVersion(): Promise<number>;
+  /** knownTokensVersion() when it can be told without waiting; else undefined. */
+  peekTokensVersion(): number | undefined;
 }

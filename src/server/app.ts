@@ -45,7 +45,14 @@ import { createDescribeRoutes, type Document } from './describe-routes.ts';
 import { entityTag, noneMatch } from './etag.ts';
 import { type RateLimit, RateLimiter } from './rate-limit.ts';
 import { checkRequestHeaders } from './request-headers.ts';
-import { type CachedAnswer, MAX_CACHED_ANSWER, ResponseCache, requestKey } from './response-cache.ts';
+import {
+  answerHead,
+  type CachedAnswer,
+  cachedHead,
+  MAX_CACHED_ANSWER,
+  ResponseCache,
+  requestKey,
+} from './response-cache.ts';
 import { materialize, sendParts } from './send.ts';
 import { DEFAULT_SERVER_LIMITS } from './settings.ts';
 
@@ -157,25 +164,30 @@ export function createApp(options: AppOptions) {
   }
 
   /**
-   * The body of a POST the binding will accept, read early so the answer cache can key on
-   * it. A body of the wrong media type is left to the decoder, which refuses it (415)
-   * without reading it; the SOAP version for a fault is guessed first, from the media type.
+   * Whether a POST's body is read before decoding, so the answer cache can key on it: only
+   * a body of the media type the binding accepts (any other is refused, 415, unread). For
+   * SOAP it also makes the first guess of the version a fault would be written in.
    */
-  async function readCacheableBody(
-    req: IncomingMessage,
-    kind: 'soap' | 'http',
-    soap: { guess: SoapVersion },
-    observation: Observation,
-  ): Promise<Buffer | undefined> {
-    if (!responses || req.method !== 'POST') return undefined;
+  function keyedOnBody(req: IncomingMessage, kind: 'soap' | 'http', soap: { guess: SoapVersion }): boolean {
+    if (!responses || req.method !== 'POST') return false;
     const mediaType = parseMediaType(req.headers['content-type']);
-    if (kind === 'soap') {
-      if (!isSoapMediaType(mediaType)) return undefined;
-      soap.guess = versionByMediaType(mediaType);
-    } else if (mediaType?.essence !== FORM_MEDIA_TYPE) {
-      return undefined;
-    }
-    return readCountedBody(req, observation);
+    if (kind === 'http') return mediaType?.essence === FORM_MEDIA_TYPE;
+    if (!isSoapMediaType(mediaType)) return false;
+    soap.guess = versionByMediaType(mediaType);
+    return true;
+  }
+
+  function cacheKey(req: IncomingMessage, body: Buffer | undefined): string | undefined {
+    return requestKey(
+      req.method ?? '',
+      req.url ?? '/',
+      {
+        authorization: single(req.headers.authorization),
+        contentType: req.headers['content-type'],
+        soapAction: single(req.headers.soapaction),
+      },
+      body,
+    );
   }
 
   /** GET/HEAD outside the operation paths: help pages, WSDL, DISCO, the index. */
@@ -349,10 +361,35 @@ export function createApp(options: AppOptions) {
     if (hit.binding === 'httpget' && req.headers['if-none-match'] !== undefined) {
       if (notModified(req, res, hit.headers, observation)) return;
     }
-    // The cached head already holds the content length; one object, node's fast writeHead path.
     observation.bytesOut = hit.body.length;
-    res.writeHead(200, { ...hit.head, 'x-request-id': observation.id });
+    res.writeHead(200, answerHead(hit, observation.id));
     res.end(req.method === 'HEAD' ? undefined : hit.body);
+  }
+
+  /**
+   * Answers from the cache without waiting for anything, when it can: the content and
+   * token versions are known at once, the answer is cached, and its token was verified for
+   * the current token version. Any doubt, and every refusal, is left to the full path.
+   */
+  function answerNow(
+    req: IncomingMessage,
+    res: ServerResponse,
+    key: string,
+    observation: Observation,
+  ): boolean {
+    const version = options.store.peekVersion();
+    if (version === undefined) return false;
+    const hit = responses!.get(key, version, context.now());
+    if (hit === undefined || (hit.authenticate && !authenticator.verifiedNow(hit.token))) return false;
+    observation.operation = hit.operation.name;
+    observation.binding = hit.binding;
+    if (hit.binding === 'httpget' && req.headers['if-none-match'] !== undefined) {
+      if (notModified(req, res, hit.headers, observation)) return true;
+    }
+    observation.bytesOut = hit.body.length;
+    res.writeHead(200, answerHead(hit, observation.id));
+    res.end(hit.body);
+    return true;
   }
 
   function toScoopError(caught: unknown, observation: Observation, path: string): ScoopError {
@@ -367,18 +404,68 @@ export function createApp(options: AppOptions) {
     return new ScoopError('INTERNAL', 'An internal error occurred.');
   }
 
-  const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const maxHeaders = options.maxHeaders ?? DEFAULT_SERVER_LIMITS.maxHeaders;
+  /** Cached answers may go out synchronously; with a rate limit every request takes the full path. */
+  const answersNow = responses !== undefined && rateLimiter === undefined;
+
+  /**
+   * A request's entry: a cached answer goes out at once when it can (GET at once, POST
+   * once its body is read), with no promise of its own; everything else takes the full
+   * path. Resolves (when it returns a promise) once the answer is written.
+   */
+  function handle(req: IncomingMessage, res: ServerResponse): Promise<void> | undefined {
     const { path, query } = splitUrl(req.url ?? '/');
     const observation = observer.start(req, res, path);
+    const target = route(path);
+    if (!answersNow || draining || target.kind === 'none')
+      return respond(req, res, path, query, observation, target);
+    const soap = { guess: '1.1' as SoapVersion };
+    const method = req.method;
+    if (
+      method === 'GET' ? target.kind !== 'http' : method !== 'POST' || !keyedOnBody(req, target.kind, soap)
+    ) {
+      return respond(req, res, path, query, observation, target);
+    }
+    try {
+      checkRequestHeaders(req, maxHeaders);
+    } catch {
+      return respond(req, res, path, query, observation, target);
+    }
+    if (method === 'GET') {
+      const key = cacheKey(req, undefined);
+      if (key !== undefined && answerNow(req, res, key, observation)) return undefined;
+      return respond(req, res, path, query, observation, target, { headersChecked: true });
+    }
+    const body = readCountedBody(req, observation);
+    return body.then(
+      (read) => {
+        const key = cacheKey(req, read);
+        if (key !== undefined && answerNow(req, res, key, observation)) return;
+        return respond(req, res, path, query, observation, target, { headersChecked: true, body });
+      },
+      // The full path awaits the same body and renders its refusal.
+      () => respond(req, res, path, query, observation, target, { headersChecked: true, body }),
+    );
+  }
+
+  /** The full lifecycle, every stage; `early` carries what the entry already did. */
+  async function respond(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: string,
+    observation: Observation,
+    target: Route,
+    early: { headersChecked?: boolean; body?: Promise<Buffer> } = {},
+  ): Promise<void> {
     // While draining for shutdown, every answer closes its connection.
     if (draining) res.setHeader('connection', 'close');
-    const target = route(path);
     const soap = { guess: '1.1' as SoapVersion };
     let binding: 'soap' | 'http' = target.kind === 'soap' ? 'soap' : 'http';
     let call: Call | undefined;
     const isRead = req.method === 'GET' || req.method === 'HEAD';
     try {
-      checkRequestHeaders(req, options.maxHeaders ?? DEFAULT_SERVER_LIMITS.maxHeaders);
+      if (!early.headersChecked) checkRequestHeaders(req, maxHeaders);
       if (target.kind === 'none') {
         const doc = isRead ? describe.forPath(path) : undefined;
         if (!doc) throw new ScoopError('NOT_FOUND', 'There is nothing at this path.');
@@ -395,19 +482,10 @@ export function createApp(options: AppOptions) {
           `${target.endpoint.path} takes SOAP requests by POST, and GET for its help page and WSDL.`,
         );
       }
-      const preread = await readCacheableBody(req, target.kind, soap, observation);
-      const key = responses
-        ? requestKey(
-            req.method ?? '',
-            req.url ?? '/',
-            {
-              authorization: single(req.headers.authorization),
-              contentType: req.headers['content-type'],
-              soapAction: single(req.headers.soapaction),
-            },
-            preread,
-          )
+      const preread = keyedOnBody(req, target.kind, soap)
+        ? await (early.body ?? readCountedBody(req, observation))
         : undefined;
+      const key = responses ? cacheKey(req, preread) : undefined;
       const version = key ? await options.store.knownVersion() : 0;
       const hit = key ? responses!.get(key, version, context.now()) : undefined;
       if (hit) {
@@ -444,7 +522,7 @@ export function createApp(options: AppOptions) {
           soapVersion: call.soapVersion,
           token: call.token,
           authenticate: call.authenticate,
-          head: { ...headers, 'content-length': String(body.length) },
+          head: cachedHead(headers, body.length),
           call,
         });
         if (call.binding === 'httpget' && notModified(req, res, headers, observation)) return;
@@ -492,7 +570,7 @@ export function createApp(options: AppOptions) {
       if (error.code === 'BODY_TOO_LARGE') headers.connection = 'close';
       await sendParts(res, rendered.status, headers, [rendered.body], req.method !== 'HEAD', observation);
     }
-  };
+  }
 
   return Object.assign(handle, {
     /** From now on every answer closes its connection (graceful shutdown). */

@@ -38,7 +38,9 @@ function tooLarge(req: IncomingMessage, maxBytes: number): ScoopError {
 
 /**
  * Listens for 'data' and 'end' rather than iterating the stream: a small body arrives in
- * one chunk, and an async iterator costs more per request than reading it does.
+ * one chunk, and an async iterator costs more per request than reading it does. A client
+ * that goes away mid-body makes node destroy the request with an error ('aborted'), so
+ * 'error' covers that as well as a refused chunk framing.
  */
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
@@ -47,17 +49,13 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     let first: Buffer | undefined;
     let chunks: Buffer[] | undefined;
     let total = 0;
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onFailure);
-      req.off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => {
+    let settled = false;
+    req.on('data', (chunk: Buffer) => {
+      if (settled) return;
       total += chunk.length;
       // A chunked body has no declared length (RFC 9112 §7.1): it is cut off at the cap.
       if (total > maxBytes) {
-        cleanup();
+        settled = true;
         req.pause();
         reject(tooLarge(req, maxBytes));
         return;
@@ -65,24 +63,18 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
       if (first === undefined) first = chunk;
       else if (chunks === undefined) chunks = [first, chunk];
       else chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      if (chunks) resolve(Buffer.concat(chunks, total));
-      else resolve(first ?? Buffer.alloc(0));
-    };
+    });
+    req.on('end', () => {
+      if (settled) return;
+      settled = true;
+      resolve(chunks ? Buffer.concat(chunks, total) : (first ?? Buffer.alloc(0)));
+    });
     // The body ended early (the client went away, or node's parser refused its chunk
     // framing, RFC 9112 §7.1): the client's failure, not ours, so no INTERNAL and no stack in the log.
-    const onFailure = () => {
-      cleanup();
+    req.on('error', () => {
+      if (settled) return;
+      settled = true;
       reject(new ScoopError('BAD_REQUEST', 'The request body was cut off or is malformed.'));
-    };
-    const onClose = () => {
-      if (!req.complete) onFailure();
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onFailure);
-    req.on('close', onClose);
+    });
   });
 }

@@ -52,7 +52,8 @@ export async function startServer(
 ): Promise<RunningServer> {
   const handle = createApp({ ...options, maxHeaders: limits.maxHeaders });
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    handle(req, res).catch((error: unknown) => {
+    // A cached answer is written synchronously and returns no promise.
+    handle(req, res)?.catch((error: unknown) => {
       options.logger.error({ err: error }, 'unhandled request failure');
       res.destroy();
     });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { OPERATIONS } from '../contract/operations.ts';
-import { type CachedAnswer, ResponseCache, requestKey } from './response-cache.ts';
+import { answerHead, type CachedAnswer, cachedHead, ResponseCache, requestKey } from './response-cache.ts';
 
 const answer = (version: number, bytes: number, expiresAt = Number.POSITIVE_INFINITY): CachedAnswer => ({
   version,
@@ -13,7 +13,7 @@ const answer = (version: number, bytes: number, expiresAt = Number.POSITIVE_INFI
   soapVersion: undefined,
   token: undefined,
   authenticate: false,
-  head: {},
+  head: cachedHead({}, bytes),
   call: {
     binding: 'httpget',
     operation: OPERATIONS[0]!,
@@ -32,12 +32,23 @@ test('an entry is served only for its version and before it expires', () => {
   assert.equal(cache.get('k', 3, 1000), undefined);
 });
 
-test('it stays within its byte bound, least recently used out first', () => {
+test('it stays within its byte bound, oldest unused entries out first', () => {
   const cache = new ResponseCache(10_000);
   for (let i = 0; i < 10; i++) cache.set(`k${i}`, answer(1, 1500));
   assert.ok(cache.size < 10);
   assert.equal(cache.get('k0', 1, 0), undefined);
   assert.ok(cache.get('k9', 1, 0));
+});
+
+test('an entry read since it was stored gets a second chance before it is evicted', () => {
+  const cache = new ResponseCache(10_000);
+  for (let i = 0; i < 5; i++) cache.set(`k${i}`, answer(1, 1500));
+  assert.ok(cache.get('k0', 1, 0), 'the oldest entry, read');
+  cache.set('k5', answer(1, 1500));
+  cache.set('k6', answer(1, 1500));
+  assert.ok(cache.get('k0', 1, 0), 'the read entry survived');
+  assert.equal(cache.get('k1', 1, 0), undefined, 'the oldest unread entry went instead');
+  assert.ok(cache.get('k6', 1, 0));
 });
 
 test('the key holds every part of the request an answer depends on', () => {
@@ -55,4 +66,18 @@ test('the key holds every part of the request an answer depends on', () => {
   );
   assert.equal(requestKey('HEAD', '/q', {}, undefined), undefined);
   assert.equal(requestKey('POST', '/p', {}, Buffer.alloc(17 * 1024)), undefined);
+});
+
+test("a cached head lists the answer's headers and length, and each answer gets its own request id", () => {
+  const cached = { ...answer(1, 3), head: cachedHead({ 'content-type': 'text/xml' }, 3) };
+  assert.deepEqual(answerHead(cached, 'a'), [
+    'content-type',
+    'text/xml',
+    'content-length',
+    '3',
+    'x-request-id',
+    'a',
+  ]);
+  assert.deepEqual(answerHead(cached, 'b').at(-1), 'b');
+  assert.equal(cached.head.at(-1), '', 'the cached list itself is not changed');
 });

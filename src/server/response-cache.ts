@@ -24,8 +24,11 @@ export interface CachedAnswer {
   /** The token the request carried, checked again on every hit. */
   readonly token: string | undefined;
   readonly authenticate: boolean;
-  /** `headers` plus content-length, ready for writeHead. */
-  readonly head: Readonly<Record<string, string>>;
+  /**
+   * `headers` plus content-length as writeHead's flat name/value list, ending in an
+   * `x-request-id` whose value each answer fills in (see answerHead).
+   */
+  readonly head: readonly string[];
   /** What the request log and error rendering need to know of the call. */
   readonly call: {
     readonly binding: BindingName;
@@ -35,6 +38,18 @@ export interface CachedAnswer {
     readonly authenticate: boolean;
     readonly soapVersion?: SoapVersion;
   };
+}
+
+/** The head list of a cached answer: a flat list is node's cheapest writeHead input. */
+export function cachedHead(headers: Readonly<Record<string, string>>, bodyLength: number): string[] {
+  return [...Object.entries(headers).flat(), 'content-length', String(bodyLength), 'x-request-id', ''];
+}
+
+/** The cached head with this request's id in its last slot. */
+export function answerHead(answer: CachedAnswer, requestId: string): string[] {
+  const head = answer.head.slice();
+  head[head.length - 1] = requestId;
+  return head;
 }
 
 /** Larger request bodies are not worth keying on. */
@@ -60,8 +75,20 @@ export function requestKey(
   return `P ${url}\u0000${auth}\u0000${contentType}\u0000${soapAction}\u0000${body.toString('latin1')}`;
 }
 
+interface Slot {
+  readonly answer: CachedAnswer;
+  readonly size: number;
+  /** Read since the eviction sweep last passed it ("second chance", instead of re-inserting on every hit). */
+  used: boolean;
+}
+
+/**
+ * Bounded by bytes. Eviction is CLOCK-like: a hit only marks its entry used, so a hit costs
+ * one Map lookup; when over the bound, the oldest entries go unless they were used, which
+ * are moved to the back once.
+ */
 export class ResponseCache {
-  private readonly entries = new Map<string, CachedAnswer>();
+  private readonly entries = new Map<string, Slot>();
   private bytes = 0;
 
   constructor(private readonly maxBytes: number) {}
@@ -72,15 +99,15 @@ export class ResponseCache {
 
   /** The answer for `key` if it belongs to `version` and has not expired. */
   get(key: string, version: number, now: number): CachedAnswer | undefined {
-    const answer = this.entries.get(key);
-    if (!answer) return undefined;
-    this.entries.delete(key);
-    if (answer.version !== version || now >= answer.expiresAt) {
-      this.bytes -= ResponseCache.sizeOf(key, answer);
+    const slot = this.entries.get(key);
+    if (slot === undefined) return undefined;
+    if (slot.answer.version !== version || now >= slot.answer.expiresAt) {
+      this.entries.delete(key);
+      this.bytes -= slot.size;
       return undefined;
     }
-    this.entries.set(key, answer); // most recently used last
-    return answer;
+    slot.used = true;
+    return slot.answer;
   }
 
   set(key: string, answer: CachedAnswer): void {
@@ -89,14 +116,19 @@ export class ResponseCache {
     const old = this.entries.get(key);
     if (old) {
       this.entries.delete(key);
-      this.bytes -= ResponseCache.sizeOf(key, old);
+      this.bytes -= old.size;
     }
-    this.entries.set(key, answer);
+    this.entries.set(key, { answer, size, used: false });
     this.bytes += size;
-    for (const [oldest, value] of this.entries) {
+    for (const [oldest, slot] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
       this.entries.delete(oldest);
-      this.bytes -= ResponseCache.sizeOf(oldest, value);
+      if (slot.used && oldest !== key) {
+        slot.used = false;
+        this.entries.set(oldest, slot);
+      } else {
+        this.bytes -= slot.size;
+      }
     }
   }
 

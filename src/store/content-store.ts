@@ -62,6 +62,11 @@ export interface ContentStore extends TokenStore {
    * at most a moment behind the store (caches are keyed by it; reads stay consistent).
    */
   knownVersion(): Promise<number>;
+  /**
+   * knownVersion() when it can be told without waiting for the database; undefined when
+   * it cannot (then await knownVersion()). Lets a cached answer go out without a promise.
+   */
+  peekVersion(): number | undefined;
   /** Increases with every successful import. */
   contentVersion(): Promise<number>;
   /** How many imports were committed, and the last one. */

@@ -282,6 +282,14 @@ export class PostgresStore implements ContentStore {
     return this.tokenWatch.current();
   }
 
+  peekVersion(): number | undefined {
+    return this.watch.peek();
+  }
+
+  peekTokensVersion(): number | undefined {
+    return this.tokenWatch.peek();
+  }
+
   /**
    * Runs a token change, bumps the token version and tells every listener, in one
    * transaction: an instance that trusts a cached verification learns of it at once.

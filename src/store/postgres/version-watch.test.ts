@@ -118,6 +118,19 @@ test('once the version cannot be confirmed for the trust period, reads fail inst
   assert.equal(await watch.current(), 4, 'back, and the version read again');
 });
 
+test('peek tells the confirmed version without waiting, and nothing once it is no longer trusted', async (t) => {
+  const { state, watch } = harness({ trustForMs: 50 });
+  t.after(() => watch.close());
+  assert.equal(watch.peek(), undefined, 'nothing confirmed yet');
+  assert.equal(await watch.current(), 1);
+  assert.equal(watch.peek(), 1);
+  watch.observe(3);
+  assert.equal(watch.peek(), 3, 'a notification is seen at once');
+  state.down = true;
+  await sleep(60);
+  assert.equal(watch.peek(), undefined, 'past the trust period');
+});
+
 test('a cut listener re-connects by itself and checks right after', async (t) => {
   const { state, watch, clients, errors, listener } = harness();
   t.after(() => watch.close());

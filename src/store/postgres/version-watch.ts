@@ -53,6 +53,13 @@ export class VersionWatch {
     return this.version;
   }
 
+  /** current() without waiting: undefined when the version has not been confirmed lately. */
+  peek(): number | undefined {
+    this.start();
+    if (performance.now() - this.confirmedAt > (this.options.trustForMs ?? TRUST_FOR_MS)) return undefined;
+    return this.version;
+  }
+
   /** A version this process saw committed (its own import, or a consistent read). */
   observe(version: number): void {
     this.news++;

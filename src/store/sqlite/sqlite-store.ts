@@ -243,6 +243,25 @@ export class SqliteStore implements ContentStore {
     return this.known.tokens;
   }
 
+  /** better-sqlite3 is synchronous: the version can always be told at once, or not at all (an I/O error). */
+  peekVersion(): number | undefined {
+    try {
+      this.refreshKnown();
+      return this.known.version;
+    } catch {
+      return undefined;
+    }
+  }
+
+  peekTokensVersion(): number | undefined {
+    try {
+      this.refreshKnown();
+      return this.known.tokens;
+    } catch {
+      return undefined;
+    }
+  }
+
   async contentVersion(): Promise<number> {
     return unavailableOnIoError(() => Number(this.statements.version.get()!.value));
   }
