@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { DEFAULT_NAMESPACE, SettingsError, serveSettings } from './settings.ts';
+import { describe, test } from 'node:test';
+import { DEFAULT_NAMESPACE, type Flags, SettingsError, serveSettings } from './settings.ts';
 
 const publicUrl = (env: Record<string, string>, flags: Record<string, string> = {}) =>
   serveSettings(flags, env).publicUrl;
@@ -59,4 +59,112 @@ test('defaults of the settings the WSDL depends on', () => {
   assert.equal(settings.trustProxy, false);
   assert.equal(serveSettings({}, { SCOOP_TRUST_PROXY: 'on' }).trustProxy, true);
   assert.throws(() => serveSettings({}, { SCOOP_TRUST_PROXY: 'maybe' }), SettingsError);
+});
+
+describe('the serve settings of the command line and the environment', () => {
+  const refused = (flags: Flags, env: Record<string, string>, setting: string) =>
+    assert.throws(
+      () => serveSettings(flags, env),
+      (error: unknown) => error instanceof SettingsError && error.message.startsWith(setting),
+      JSON.stringify({ flags, env }),
+    );
+
+  test('defaults', () => {
+    const settings = serveSettings({}, {});
+    assert.equal(settings.host, '127.0.0.1');
+    assert.equal(settings.port, 8080);
+    assert.equal(settings.namespace, 'http://scoop.example.org/api');
+    assert.equal(settings.publicUrl, undefined);
+    assert.equal(settings.httpAuth, true);
+    assert.equal(settings.responseCacheBytes, 134_217_728);
+  });
+
+  test('environment variables replace the defaults; an empty one counts as unset', () => {
+    const settings = serveSettings(
+      {},
+      {
+        SCOOP_HOST: '0.0.0.0',
+        SCOOP_PORT: '9000',
+        SCOOP_NAMESPACE: 'urn:example:cms',
+        SCOOP_PUBLIC_URL: 'https://api.example.org',
+        SCOOP_HTTP_AUTH: 'off',
+        SCOOP_RESPONSE_CACHE_BYTES: '0',
+      },
+    );
+    assert.equal(settings.host, '0.0.0.0');
+    assert.equal(settings.port, 9000);
+    assert.equal(settings.namespace, 'urn:example:cms');
+    assert.equal(settings.publicUrl, 'https://api.example.org');
+    assert.equal(settings.httpAuth, false);
+    assert.equal(settings.responseCacheBytes, 0);
+    const blank = serveSettings({}, { SCOOP_HOST: '', SCOOP_PORT: '', SCOOP_NAMESPACE: '' });
+    assert.equal(blank.host, '127.0.0.1');
+    assert.equal(blank.port, 8080);
+    assert.equal(blank.namespace, 'http://scoop.example.org/api');
+  });
+
+  test('flags win over environment variables', () => {
+    const settings = serveSettings(
+      {
+        host: '::1',
+        port: '8443',
+        namespace: 'http://cms.example.net/ws',
+        'public-url': 'http://flag.example',
+      },
+      {
+        SCOOP_HOST: '0.0.0.0',
+        SCOOP_PORT: '9000',
+        SCOOP_NAMESPACE: 'urn:example:cms',
+        SCOOP_PUBLIC_URL: 'https://api.example.org',
+      },
+    );
+    assert.equal(settings.host, '::1');
+    assert.equal(settings.port, 8443);
+    assert.equal(settings.namespace, 'http://cms.example.net/ws');
+    assert.equal(settings.publicUrl, 'http://flag.example');
+  });
+
+  test('each spelling of on and off for SCOOP_HTTP_AUTH', () => {
+    for (const on of ['on', 'ON', 'true', '1', 'yes', ' on ']) {
+      assert.equal(serveSettings({}, { SCOOP_HTTP_AUTH: on }).httpAuth, true, on);
+    }
+    for (const off of ['off', 'Off', 'false', '0', 'no']) {
+      assert.equal(serveSettings({}, { SCOOP_HTTP_AUTH: off }).httpAuth, false, off);
+    }
+  });
+
+  test('the port is an integer from 0 to 65535, from the flag or the variable', () => {
+    assert.equal(serveSettings({ port: '0' }, {}).port, 0);
+    assert.equal(serveSettings({}, { SCOOP_PORT: '65535' }).port, 65535);
+    for (const bad of ['65536', '-1', '80.5', '8080x', 'http', '0x50', ' ']) {
+      refused({}, { SCOOP_PORT: bad }, 'SCOOP_PORT (--port)');
+      refused({ port: bad }, {}, 'SCOOP_PORT (--port)');
+    }
+    // The flag wins, so a variable it overrides is not read at all.
+    assert.equal(serveSettings({ port: '80' }, { SCOOP_PORT: 'eighty' }).port, 80);
+  });
+
+  test('bad values are refused, naming the setting', () => {
+    for (const bad of ['', 'local host', 'example.org/x', 'host;rm']) {
+      refused({ host: bad }, {}, 'SCOOP_HOST (--host)');
+    }
+    refused({}, { SCOOP_HOST: '127.0.0.1 ' }, 'SCOOP_HOST (--host)');
+    for (const bad of [
+      '',
+      'scoop',
+      '/api',
+      'http://x.example/a b',
+      'http://x.example/"',
+      'urn:<x>',
+      '1http://x',
+    ]) {
+      refused({ namespace: bad }, {}, 'SCOOP_NAMESPACE (--namespace)');
+    }
+    refused({}, { SCOOP_NAMESPACE: 'no namespace' }, 'SCOOP_NAMESPACE (--namespace)');
+    refused({}, { SCOOP_PUBLIC_URL: 'api.example.org' }, 'SCOOP_PUBLIC_URL (--public-url)');
+    refused({ 'public-url': '' }, {}, 'SCOOP_PUBLIC_URL (--public-url)');
+    for (const bad of ['maybe', 'enabled', '2']) refused({}, { SCOOP_HTTP_AUTH: bad }, 'SCOOP_HTTP_AUTH');
+    refused({}, { SCOOP_RESPONSE_CACHE_BYTES: '-1' }, 'SCOOP_RESPONSE_CACHE_BYTES');
+    refused({}, { SCOOP_RESPONSE_CACHE_BYTES: '128MB' }, 'SCOOP_RESPONSE_CACHE_BYTES');
+  });
 });

@@ -118,16 +118,44 @@ function publicUrlSetting(value: string | undefined): string | undefined {
   return value.replace(/\/+$/, '');
 }
 
+/**
+ * node:http listens on every interface when the host is empty, so an empty or garbled
+ * `--host` must be refused rather than widen what the service is reachable from.
+ */
+function hostSetting(value: string | undefined): string {
+  if (value === undefined) return '127.0.0.1';
+  if (!/^[A-Za-z0-9._:%-]+$/.test(value)) {
+    throw new SettingsError(
+      `SCOOP_HOST (--host) must be a host name or IP address such as 127.0.0.1, not ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Every request and answer element is qualified with it, and generated clients compare it
+ * as a string: an absolute URI (RFC 3986 §4.3) with nothing a client could read differently.
+ */
+function namespaceSetting(value: string | undefined): string {
+  if (value === undefined) return DEFAULT_NAMESPACE;
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>"'{}|\\^`]+$/.test(value)) {
+    throw new SettingsError(
+      `SCOOP_NAMESPACE (--namespace) must be an absolute URI such as ${DEFAULT_NAMESPACE}, not ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
+
 export function databaseSetting(flags: Flags, env: Env): string {
   return pick(flags, 'db', env, 'SCOOP_DB') ?? DEFAULT_DB;
 }
 
 export function serveSettings(flags: Flags, env: Env): ServeSettings {
-  const namespace = pick(flags, 'namespace', env, 'SCOOP_NAMESPACE') ?? DEFAULT_NAMESPACE;
+  const namespace = namespaceSetting(pick(flags, 'namespace', env, 'SCOOP_NAMESPACE'));
   const publicUrl = publicUrlSetting(pick(flags, 'public-url', env, 'SCOOP_PUBLIC_URL'));
   return {
-    host: pick(flags, 'host', env, 'SCOOP_HOST') ?? '127.0.0.1',
-    port: integer(pick(flags, 'port', env, 'SCOOP_PORT'), 8080, 'SCOOP_PORT', 0, 65535),
+    host: hostSetting(pick(flags, 'host', env, 'SCOOP_HOST')),
+    port: integer(pick(flags, 'port', env, 'SCOOP_PORT'), 8080, 'SCOOP_PORT (--port)', 0, 65535),
     db: databaseSetting(flags, env),
     namespace,
     publicUrl,
