@@ -1,7 +1,8 @@
 /**
  * Turns the raw text values a binding found into typed arguments, by the XSD lexical
  * forms of the contract's parameter types (XML Schema part 2 §3.3.17 int, §4.3.6
- * whiteSpace collapse for non-string types).
+ * whiteSpace collapse for non-string types). Enumerations such as resizeMode restrict
+ * xs:string, whose whiteSpace is `preserve`: a value must be one of them exactly.
  */
 import { ScoopError } from '../contract/errors.ts';
 import type { Operation } from '../contract/operations.ts';
@@ -70,16 +71,15 @@ function coerceList(
   }
   const item = type.item;
   if (item.kind !== 'enum') throw new Error(`unsupported list item type ${item.name}`);
-  return values.map((raw) => {
-    const value = collapse(raw);
+  for (const value of values) {
     if (!item.values.includes(value)) {
       throw new ScoopError(
         'INVALID_PARAMETER',
-        `${quote(raw)} is not a valid ${item.name}; expected one of ${item.values.join(', ')}.`,
+        `${quote(value)} is not a valid ${item.name}; expected one of ${item.values.join(', ')}.`,
       );
     }
-    return value;
-  });
+  }
+  return [...values];
 }
 
 export function coerceArguments(operation: Operation, raw: RawParameters, limits: CoerceLimits): Arguments {
