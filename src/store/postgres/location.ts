@@ -5,6 +5,7 @@
  * when it starts, so statements name tables unqualified and one database can hold several
  * deployments, or a test run's throw-away schema.
  */
+import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
 import pg from 'pg';
 import { StoreLocationError } from '../content-store.ts';
@@ -18,11 +19,17 @@ const TYPES: pg.CustomTypesConfig = {
 /** Lower-case, unquoted identifiers only: `search_path` would fold anything else. */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
+/** PostgreSQL truncates identifiers, channel names included, to NAMEDATALEN - 1 bytes; pg_notify refuses longer ones. */
+const MAX_CHANNEL_BYTES = 63;
+
 export interface PostgresLocation {
   /** For node-postgres: the URL without `schema`, with search_path, a default user, bigint as number. */
   readonly config: pg.ClientConfig;
   readonly schema: string;
-  /** LISTEN/NOTIFY channel of content-version changes: one per schema, so deployments sharing a database do not hear each other. */
+  /**
+   * LISTEN/NOTIFY channel of content-version changes: one per schema, so deployments
+   * sharing a database do not hear each other (see `channelName`).
+   */
   readonly channel: string;
   /** The channel of token changes (created, revoked), likewise per schema. */
   readonly tokenChannel: string;
@@ -74,8 +81,21 @@ export function parsePostgresLocation(location: string): PostgresLocation {
   return {
     config: { connectionString: url.toString(), options, application_name: 'scoop', types: TYPES },
     schema,
-    channel: schema === 'public' ? 'scoop_content' : `scoop_content.${schema}`,
-    tokenChannel: schema === 'public' ? 'scoop_tokens' : `scoop_tokens.${schema}`,
+    channel: channelName('scoop_content', schema),
+    tokenChannel: channelName('scoop_tokens', schema),
     shown: redactLocation(location),
   };
+}
+
+/**
+ * `<prefix>.<schema>` (just `<prefix>` for `public`) while that fits in a channel name;
+ * past 63 bytes pg_notify fails and LISTEN would listen on a truncated name, so a long
+ * schema gets `<prefix>#<hash of the schema>` instead. `#` is never part of a schema
+ * name, so a hashed channel cannot be another schema's plain one.
+ */
+export function channelName(prefix: string, schema: string): string {
+  if (schema === 'public') return prefix;
+  const plain = `${prefix}.${schema}`;
+  if (Buffer.byteLength(plain) <= MAX_CHANNEL_BYTES) return plain;
+  return `${prefix}#${createHash('sha256').update(schema).digest('hex').slice(0, 32)}`;
 }
