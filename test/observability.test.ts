@@ -1,7 +1,8 @@
 /**
  * Operators' signals: one JSON log line per request (request id, operation, binding,
  * status, duration, bytes; never a token or an e-mail address), Prometheus metrics and
- * health on the admin listener, the store-unavailable answer and the rate limit.
+ * health on the admin listener, and the store-unavailable answer (the rate limit:
+ * test/rate-limit.test.ts).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -228,37 +229,5 @@ describe('an unreachable store', () => {
     state.down = false;
     assert.equal((await fetch(url)).status, 200);
     assert.equal((await fetch(`${admin.url}/readyz`)).status, 200);
-  });
-});
-
-describe('the rate limit', () => {
-  let fixture: Fixture;
-  before(async () => {
-    fixture = await startFixture({ rateLimit: { perSecond: 1, burst: 2 } });
-  });
-  after(async () => {
-    await fixture.stop();
-  });
-
-  test('answers 429 / a Server fault with Retry-After once a client used its burst', async () => {
-    const url = `${fixture.server.url}/scoop/api/v6/public.asmx/getBereich?bereichID=1`;
-    assert.equal((await fetch(url)).status, 200);
-    assert.equal((await fetch(url)).status, 200);
-    const limited = await fetch(url);
-    assert.equal(limited.status, 429);
-    assert.equal(limited.headers.get('retry-after'), '1');
-    assert.match(await limited.text(), /RATE_LIMITED/);
-    const call = soap11('getBereich', '<bereichID>1</bereichID>');
-    const fault = await fetch(`${fixture.server.url}/scoop/api/v6/public.asmx`, { method: 'POST', ...call });
-    assert.equal(fault.status, 500);
-    assert.equal(fault.headers.get('retry-after'), '1');
-  });
-
-  test('a client with a token has its own bucket', async () => {
-    const url = `${fixture.server.url}/scoop/api/v7/scoop.asmx/getCityAppBereich?cityAppBereichID=10`;
-    const headers = { authorization: `Bearer ${REFERENCE_TOKEN}` };
-    assert.equal((await fetch(url, { headers })).status, 200);
-    assert.equal((await fetch(url, { headers })).status, 200);
-    assert.equal((await fetch(url, { headers })).status, 429);
   });
 });

@@ -60,8 +60,8 @@ export function createMetrics(): Metrics {
     ),
     rateLimited: new FastCounter(
       'scoop_rate_limited_total',
-      'Requests refused by the per-client rate limit.',
-      [],
+      'Requests refused by the rate limit, by the budget that was spent (address or token).',
+      ['by'],
       registry,
     ),
     inFlight: 0,
