@@ -269,47 +269,65 @@ describe('scoop commands', { concurrency: true }, () => {
   });
 });
 
-describe('scoop token', { concurrency: true }, () => {
-  test('token create prints exactly one GUID line on stdout', async () => {
-    const db = s.dbPath();
-    const run = await scoop(['token', 'create', '--label', 'redaktion', '--db', db]);
-    assert.equal(run.code, 0);
-    assert.match(run.stdout, GUID_LINE);
-    assert.equal(run.stderr, '');
-    await withStore(db, (store) => new Authenticator(store).verify(run.stdout.trim()));
-  });
+for (const database of DATABASES) {
+  describe(`scoop token on ${database.name}`, { concurrency: true }, () => {
+    const { test } = database;
 
-  test('token list shows label, created and last used, never the token or its hash', async () => {
-    const db = s.dbPath();
-    const token = (await ok(['token', 'create', '--label', 'redaktion', '--db', db])).trim();
-    await ok(['token', 'create', '--label', 'app', '--db', db]);
-    const usedAt = new Date('2026-05-04T03:02:01.000Z');
-    await withStore(db, (store) => new Authenticator(store, () => usedAt).verify(token));
-
-    const list = await ok(['token', 'list', '--db', db]);
-    const lines = list.trimEnd().split('\n');
-    assert.match(lines[0]!, /^label\s+created\s+last used\s+revoked$/);
-    assert.equal(lines.length, 3);
-    const redaktion = lines.find((line) => line.startsWith('redaktion'));
-    assert.match(redaktion!, /^redaktion\s+\d{4}-\d{2}-\d{2}T[\d:.]+Z\s+2026-05-04T03:02:01\.000Z\s+-$/);
-    assert.match(lines.find((line) => line.startsWith('app'))!, /^app\s+\S+Z\s+-\s+-$/);
-    const hash = hashToken(token);
-    for (const secret of [token, token.toUpperCase(), hash.toString('hex'), hash.toString('base64')]) {
-      assert.equal(list.includes(secret), false, `list shows ${secret}`);
+    /** Runs `use` with a new, empty location for `--db`, removed afterwards. */
+    async function withLocation(use: (db: string) => Promise<void>): Promise<void> {
+      const place = await database.newLocation();
+      try {
+        await use(place.location);
+      } finally {
+        await place.dispose();
+      }
     }
-  });
 
-  test('token revoke works and a revoked token no longer verifies', async () => {
-    const db = s.dbPath();
-    const token = (await ok(['token', 'create', '--db', db])).trim();
-    assert.equal(await ok(['token', 'revoke', token.toUpperCase(), '--db', db]), 'revoked\n');
-    await withStore(db, (store) => assert.rejects(new Authenticator(store).verify(token), ScoopError));
-    assert.match(await ok(['token', 'list', '--db', db]), /\n-\s+\S+Z\s+-\s+\S+Z\n$/);
+    test('token create prints exactly one GUID line on stdout', () =>
+      withLocation(async (db) => {
+        const run = await scoop(['token', 'create', '--label', 'redaktion', '--db', db]);
+        assert.equal(run.code, 0, run.stderr);
+        assert.match(run.stdout, GUID_LINE);
+        assert.equal(run.stderr, '');
+        await withStore(db, (store) => new Authenticator(store).verify(run.stdout.trim()), database);
+      }));
 
-    for (const again of [token, 'kein-token']) {
-      const run = await scoop(['token', 'revoke', again, '--db', db]);
-      assert.equal(run.code, 1, again);
-      assert.match(run.stderr, /no active token matches/);
-    }
+    test('token list shows label, created and last used, never the token or its hash', () =>
+      withLocation(async (db) => {
+        const token = (await ok(['token', 'create', '--label', 'redaktion', '--db', db])).trim();
+        await ok(['token', 'create', '--label', 'app', '--db', db]);
+        const usedAt = new Date('2026-05-04T03:02:01.000Z');
+        await withStore(db, (store) => new Authenticator(store, () => usedAt).verify(token), database);
+
+        const list = await ok(['token', 'list', '--db', db]);
+        const lines = list.trimEnd().split('\n');
+        assert.match(lines[0]!, /^label\s+created\s+last used\s+revoked$/);
+        assert.equal(lines.length, 3);
+        const redaktion = lines.find((line) => line.startsWith('redaktion'));
+        assert.match(redaktion!, /^redaktion\s+\d{4}-\d{2}-\d{2}T[\d:.]+Z\s+2026-05-04T03:02:01\.000Z\s+-$/);
+        assert.match(lines.find((line) => line.startsWith('app'))!, /^app\s+\S+Z\s+-\s+-$/);
+        const hash = hashToken(token);
+        for (const secret of [token, token.toUpperCase(), hash.toString('hex'), hash.toString('base64')]) {
+          assert.equal(list.includes(secret), false, `list shows ${secret}`);
+        }
+      }));
+
+    test('token revoke works and a revoked token no longer verifies', () =>
+      withLocation(async (db) => {
+        const token = (await ok(['token', 'create', '--db', db])).trim();
+        assert.equal(await ok(['token', 'revoke', token.toUpperCase(), '--db', db]), 'revoked\n');
+        await withStore(
+          db,
+          (store) => assert.rejects(new Authenticator(store).verify(token), ScoopError),
+          database,
+        );
+        assert.match(await ok(['token', 'list', '--db', db]), /\n-\s+\S+Z\s+-\s+\S+Z\n$/);
+
+        for (const again of [token, 'kein-token']) {
+          const run = await scoop(['token', 'revoke', again, '--db', db]);
+          assert.equal(run.code, 1, again);
+          assert.match(run.stderr, /no active token matches/);
+        }
+      }));
   });
-});
+}
