@@ -3,7 +3,8 @@
  * sent) and `response.http` (the expected status line, the headers that matter, and the
  * body). Bodies are compared after XML canonicalisation. Cases with a SOURCE file expect
  * the original platform's answer (reference/); the rest expect ours, and
- * `WIRE_UPDATE=1 npm run test:wire` rewrites those — review the diff before committing.
+ * `npm run wire:update` (this file with WIRE_UPDATE=1) rewrites all of those — review the
+ * diff before committing.
  * The corpus runs against every database (test/support/databases.ts): the answers are
  * the same byte for byte whichever store is behind them.
  */
@@ -11,6 +12,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { ErrorCode } from '../src/contract/errors.ts';
+import { OPERATIONS } from '../src/contract/operations.ts';
 import { canonicalize } from './support/c14n.ts';
 import { DATABASES, SQLITE, type TestDatabase } from './support/databases.ts';
 import { EXTRAS_BUNDLE, type Fixture, REFERENCE_BUNDLE, startFixture } from './support/fixture-server.ts';
@@ -36,8 +39,97 @@ function render(response: RawResponse): Buffer {
 
 const cases = readdirSync(WIRE).filter((name) => existsSync(path.join(WIRE, name, 'request.http')));
 
-test('the corpus covers every operation on every binding', () => {
-  assert.ok(cases.length >= 150, `only ${cases.length} cases`);
+const BINDINGS = ['soap11', 'soap12', 'httpget', 'httppost'] as const;
+type Binding = (typeof BINDINGS)[number];
+const SOAP: readonly Binding[] = ['soap11', 'soap12'];
+
+/**
+ * The error a case's expected answer carries: `<code>` or a fault's `errorCode`; a
+ * MustUnderstand fault has no detail (as the original's), so its fault code tells.
+ */
+function expectedCode(name: string): string | undefined {
+  const file = path.join(WIRE, name, 'response.http');
+  if (!existsSync(file)) return undefined;
+  const text = readFileSync(file, 'utf8');
+  if (/<(?:faultcode|soap:Value)>soap:MustUnderstand</.test(text)) return 'MUST_UNDERSTAND';
+  return /<(?:code|errorCode)\b[^>]*>([A-Z_]+)</.exec(text)?.[1];
+}
+
+function bindingOf(name: string): Binding | undefined {
+  return BINDINGS.find((binding) => name.endsWith(`-${binding}`));
+}
+
+test('the corpus has a success case for every operation on every binding', () => {
+  const missing: string[] = [];
+  for (const operation of OPERATIONS) {
+    for (const binding of BINDINGS) {
+      const name = `${operation.name}__ok-${binding}`;
+      if (!cases.includes(name)) missing.push(name);
+      else
+        assert.match(readFileSync(path.join(WIRE, name, 'response.http'), 'latin1'), /^HTTP\/1\.1 200[ \r]/);
+    }
+  }
+  assert.deepEqual(missing, []);
+  assert.equal(OPERATIONS.length * BINDINGS.length, 32);
+});
+
+/** The error cases issue 2 names, each with the code it must produce and the bindings it is sent on. */
+const ERROR_CASES: readonly { what: string; name: RegExp; code: ErrorCode; bindings: readonly Binding[] }[] =
+  [
+    { what: 'unknown id', name: /__unknown-id-/, code: 'UNKNOWN_ID', bindings: BINDINGS },
+    {
+      what: 'unpublished article',
+      name: /^getArtikelDetails__unpublished-/,
+      code: 'UNKNOWN_ID',
+      bindings: BINDINGS,
+    },
+    { what: 'bad parameter', name: /__id-not-int-/, code: 'INVALID_PARAMETER', bindings: BINDINGS },
+    { what: 'missing parameter', name: /__missing-parameter/, code: 'MISSING_PARAMETER', bindings: BINDINGS },
+    {
+      what: 'unknown resizeMode',
+      name: /^getBild__invalid-resizeMode-/,
+      code: 'INVALID_PARAMETER',
+      bindings: BINDINGS,
+    },
+    { what: 'malformed XML', name: /__malformed-xml-/, code: 'MALFORMED_XML', bindings: SOAP },
+    { what: 'DOCTYPE', name: /__(dtd|xxe)-/, code: 'DTD_NOT_ALLOWED', bindings: SOAP },
+    {
+      what: 'body over 4 MB',
+      name: /__body-over-4mb-/,
+      code: 'BODY_TOO_LARGE',
+      bindings: ['soap11', 'soap12', 'httppost'],
+    },
+    {
+      what: 'wrong content type',
+      name: /__(unsupported|wrong)-content-type-/,
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      bindings: ['soap11', 'httppost'],
+    },
+    {
+      what: 'SOAP 1.1 envelope as application/soap+xml',
+      name: /__envelope-mismatch-soap11-envelope-with-soap12-content-type$/,
+      code: 'SOAP_VERSION_MISMATCH',
+      bindings: [],
+    },
+    {
+      what: 'mustUnderstand',
+      name: /__mustUnderstand-unknown-header-/,
+      code: 'MUST_UNDERSTAND',
+      bindings: SOAP,
+    },
+    { what: 'revoked token', name: /__revoked-token-/, code: 'AUTH_FAILED', bindings: BINDINGS },
+  ];
+
+test('the corpus has a case for every error case of the issue, on each binding it applies to', () => {
+  const missing: string[] = [];
+  for (const { what, name, code, bindings } of ERROR_CASES) {
+    const found = cases.filter((c) => name.test(c) && expectedCode(c) === code);
+    if (found.length === 0) missing.push(`${what}: no case answering ${code}`);
+    for (const binding of bindings) {
+      if (!found.some((c) => bindingOf(c) === binding)) missing.push(`${what}: none on ${binding}`);
+    }
+  }
+  assert.deepEqual(missing, []);
 });
 
 for (const db of DATABASES) describe(db.name, () => corpus(db));

@@ -1,7 +1,7 @@
 /**
  * A scoop server for end-to-end tests, in this process: a fresh store (a SQLite file
  * unless another database is asked for) loaded with the reference dataset
- * (test/fixtures/reference-bundle) plus test extras, and the reference token.
+ * (test/fixtures/reference-bundle) plus test extras, the reference token and a revoked one.
  */
 import path from 'node:path';
 import pino from 'pino';
@@ -15,6 +15,8 @@ import { DEFAULT_XML_LIMITS } from '../../src/xml/reader.ts';
 import { SQLITE, type TestDatabase } from './databases.ts';
 
 export const REFERENCE_TOKEN = '11111111-1111-1111-1111-111111111111';
+/** Created and then revoked in every fixture store, for the revoked-token cases. */
+export const REVOKED_TOKEN = '44444444-4444-4444-4444-444444444444';
 export const REFERENCE_BUNDLE = path.resolve('test/fixtures/reference-bundle');
 export const EXTRAS_BUNDLE = path.resolve('test/fixtures/wire-extras');
 /** The wire corpus runs at a fixed instant, so visibility windows give stable answers. */
@@ -37,6 +39,8 @@ export async function startFixture(
   const store = opened.store;
   for (const bundle of bundles) await importBundle(store, await readBundle(bundle));
   await store.addToken(hashToken(REFERENCE_TOKEN), 'reference', new Date().toISOString());
+  await store.addToken(hashToken(REVOKED_TOKEN), 'revoked', new Date().toISOString());
+  await store.revokeToken(hashToken(REVOKED_TOKEN), new Date().toISOString());
   const server = await startServer(
     {
       store,
