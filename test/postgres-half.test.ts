@@ -23,7 +23,7 @@ test('without PostgreSQL, the last line of npm test says that its half was not r
   // The reporter options of package.json's test command, as they stand.
   const script = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { test: string } }).scripts
     .test;
-  const reporters = script.match(/--test-reporter(?:-destination)?=\S+/g) ?? [];
+  const reporters: string[] = script.match(/--test-reporter(?:-destination)?=\S+/g) ?? [];
   assert.ok(
     reporters.includes('--test-reporter=./test/support/postgres-half-reporter.mjs'),
     `npm test uses the reporter: ${script}`,
