@@ -18,7 +18,7 @@ import { redactLocation } from '../src/store/postgres/location.ts';
 import { POSTGRES_MIGRATIONS } from '../src/store/postgres/migrations.ts';
 import { SQLITE_MIGRATIONS } from '../src/store/sqlite/migrations.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
-import { bundleJson, generation, scratch } from './support/bundles.ts';
+import { bundleJson, generation, pattern, scratch } from './support/bundles.ts';
 import { DATABASES, POSTGRES, SQLITE, type TestDatabase } from './support/databases.ts';
 import { databaseFileHash } from './support/sqlite.ts';
 
@@ -50,6 +50,34 @@ function scoop(args: readonly string[], env: Readonly<Record<string, string>> = 
     });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A word for `sh -c`: single-quoted, its single quotes spelled '\''. */
+function shellWord(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * Runs `scoop` on a pseudo-terminal, as from an interactive shell: util-linux `script`
+ * gives it one for stdin, stdout and stderr, and copies what it writes (both streams,
+ * interleaved, with CR LF line ends) to its own stdout. `-e` passes the exit code on.
+ */
+function scoopOnTerminal(args: readonly string[]): Promise<{ code: number | null; output: string }> {
+  const { SCOOP_DB: _ignored, ...inherited } = process.env;
+  const command = [process.execPath, BIN, ...args].map(shellWord).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: s.root,
+      env: inherited,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      output += text;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
   });
 }
 
@@ -103,6 +131,30 @@ describe('scoop import', { concurrency: true }, () => {
     }
     assert.match(again, /content version 2/);
     assert.equal(await withStore(db, (store) => store.contentVersion()), 2);
+  });
+
+  test('on a terminal, import shows its progress: files hashed, then records written', async () => {
+    const { json, files } = generation(1);
+    const bundle = s.bundle(json, { ...files, 'files/rathaus.bin': pattern(3 * 1_048_576) });
+    const run = await scoopOnTerminal(['import', bundle, '--db', s.dbPath()]);
+    assert.equal(run.code, 0, run.output);
+    assert.match(run.output, /\r {2}hashing files 2\/2, bytes 3\.0 MB\/3\.0 MB {2}\r?\n/);
+    assert.match(run.output, /\r {2}writing records 9\/9, bytes 3\.0 MB\/3\.0 MB {2}\r?\n/);
+    assert.ok(
+      run.output.indexOf('hashing files') < run.output.indexOf('writing records'),
+      'hashing comes first',
+    );
+    assert.match(run.output, /content version 1/);
+  });
+
+  test('without a terminal, import prints no progress', async () => {
+    const { json, files } = generation(1);
+    const bundle = s.bundle(json, { ...files, 'files/rathaus.bin': pattern(3 * 1_048_576) });
+    const run = await scoop(['import', bundle, '--db', s.dbPath()]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stderr, '');
+    assert.doesNotMatch(run.stdout, /hashing|writing records|\r/);
+    assert.match(run.stdout, /content version 1/);
   });
 
   test('SCOOP_DB is honoured, and --db wins over it', async () => {

@@ -1,4 +1,5 @@
 import { databaseSetting } from '../server/settings.ts';
+import type { HashProgress } from '../store/bundle/read-bundle.ts';
 import { BundleError } from '../store/bundle/validate.ts';
 import { RECORD_KINDS } from '../store/content-store.ts';
 import { type ImportProgress, type ImportSummary, importFolder } from '../store/import.ts';
@@ -9,8 +10,9 @@ import { DB_OPTION, parseCommand, UsageError } from './usage.ts';
 const HELP = `Usage: scoop import <bundle-dir> [--db PATH|URL]
 
 Loads a content bundle (scoop-bundle/1, see docs/bundle-format.md) into the store, all
-or nothing. Prints what changed per record kind. Exit code 1 when the bundle is refused,
-with the record and field named.
+or nothing. On a terminal it shows progress on stderr: files and bytes while the bundle's
+files are hashed, then records and bytes while they are written. Prints what changed per
+record kind. Exit code 1 when the bundle is refused, with the record and field named.
 
 Options:
   --db PATH|URL   SQLite file or postgres://user@host:5432/db[?schema=NAME]
@@ -20,15 +22,57 @@ function megabytes(bytes: number): string {
   return `${(bytes / 1_048_576).toFixed(1)} MB`;
 }
 
-function progressPrinter(stream: NodeJS.WriteStream): (p: ImportProgress) => void {
-  let last = 0;
-  return (p) => {
-    const now = Date.now();
-    if (now - last < 200 && p.records < p.recordsTotal) return;
-    last = now;
-    stream.write(
-      `\r  records ${p.records}/${p.recordsTotal}, bytes ${megabytes(p.bytes)}/${megabytes(p.bytesTotal)}  `,
-    );
+export interface ProgressPrinter {
+  hashing(progress: HashProgress): void;
+  writing(progress: ImportProgress): void;
+  /** Ends the current line with its latest figures. */
+  finish(): void;
+}
+
+/**
+ * One line per phase, rewritten in place at most every 200 ms (a terminal redrawn on
+ * every chunk would slow the import down); a phase's line is left with its final figures.
+ */
+export function progressPrinter(
+  stream: { write(text: string): unknown },
+  clock: () => number = Date.now,
+): ProgressPrinter {
+  let phase: 'hashing' | 'writing' | undefined;
+  let unshown: string | undefined;
+  let shownAt = Number.NEGATIVE_INFINITY;
+  const finish = () => {
+    if (phase === undefined) return;
+    stream.write(`${unshown === undefined ? '' : `\r${unshown}`}\n`);
+    phase = undefined;
+    unshown = undefined;
+  };
+  const show = (next: 'hashing' | 'writing', text: string) => {
+    if (phase !== next) {
+      finish();
+      phase = next;
+      shownAt = Number.NEGATIVE_INFINITY;
+    }
+    const now = clock();
+    if (now - shownAt < 200) {
+      unshown = text;
+      return;
+    }
+    shownAt = now;
+    unshown = undefined;
+    stream.write(`\r${text}`);
+  };
+  return {
+    hashing: (p) =>
+      show(
+        'hashing',
+        `  hashing files ${p.files}/${p.filesTotal}, bytes ${megabytes(p.bytes)}/${megabytes(p.bytesTotal)}  `,
+      ),
+    writing: (p) =>
+      show(
+        'writing',
+        `  writing records ${p.records}/${p.recordsTotal}, bytes ${megabytes(p.bytes)}/${megabytes(p.bytesTotal)}  `,
+      ),
+    finish,
   };
 }
 
@@ -46,12 +90,15 @@ export function formatSummary(summary: ImportSummary): string {
 
 export async function runImport(folder: string, db: string, interactive: boolean): Promise<ImportSummary> {
   const store = await openStore(db);
+  const printer = interactive ? progressPrinter(process.stderr) : undefined;
   try {
-    const onProgress = interactive ? progressPrinter(process.stderr) : undefined;
-    const summary = await importFolder(store, folder, onProgress ? { onProgress } : {});
-    if (interactive) process.stderr.write('\n');
-    return summary;
+    return await importFolder(
+      store,
+      folder,
+      printer ? { onHashing: printer.hashing, onProgress: printer.writing } : {},
+    );
   } finally {
+    printer?.finish();
     await store.close();
   }
 }

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { CHUNK_BYTES } from './blob-chunks.ts';
 import type { Bundle, BundleFile } from './bundle/bundle.ts';
-import { readBundle } from './bundle/read-bundle.ts';
+import { type ReadOptions, readBundle } from './bundle/read-bundle.ts';
 import { ARTIKEL_REFERENCES, BundleError } from './bundle/validate.ts';
 import { type ContentStore, type ImportTransaction, RECORD_KINDS, type RecordKind } from './content-store.ts';
 
@@ -187,11 +187,12 @@ export async function importBundle(
   });
 }
 
-/** Reads, validates and imports a bundle folder (see importBundle). */
+/** Reads, validates and imports a bundle folder (see importBundle); hashing reports as it reads. */
 export async function importFolder(
   store: ContentStore,
   folder: string,
-  options: ImportOptions = {},
+  options: ImportOptions & ReadOptions = {},
 ): Promise<ImportSummary> {
-  return importBundle(store, await readBundle(folder), options);
+  const { onHashing, ...rest } = options;
+  return importBundle(store, await readBundle(folder, { onHashing }), rest);
 }

@@ -4,12 +4,13 @@
  * refusal must name the record and the field, so each test asserts the message's start.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { assertRefused, bundleJson, type Files, scratch } from '../../../test/support/bundles.ts';
+import { assertRefused, bundleJson, type Files, pattern, scratch } from '../../../test/support/bundles.ts';
 import type { Bundle, BundleRecord } from './bundle.ts';
-import { readBundle } from './read-bundle.ts';
+import { type HashProgress, readBundle } from './read-bundle.ts';
 
 const s = scratch();
 
@@ -556,4 +557,54 @@ test('a bundle folder that does not exist is refused', async () => {
   await refusedFolder(missing, missing, /does not exist/);
   mkdirSync(path.join(s.root, 'leer'));
   await refusedFolder(path.join(s.root, 'leer'), 'bundle.json');
+});
+
+describe('hashing the files', () => {
+  const sha256 = (content: Uint8Array) => createHash('sha256').update(content).digest('hex');
+
+  test('reports files and bytes as it reads, ending at the totals; a file named twice is read once', async () => {
+    const big = pattern(300_000, 7);
+    const folder = s.bundle(
+      bundleJson({
+        anhaenge: [
+          { anhangID: 1, file: 'files/big.bin' },
+          { anhangID: 2, file: 'files/small.txt' },
+        ],
+        bilder: [{ bildID: 3, file: 'files/../files/big.bin' }],
+      }),
+      { 'files/big.bin': big, 'files/small.txt': 'klein' },
+    );
+    const seen: HashProgress[] = [];
+    const bundle = await readBundle(folder, { onHashing: (p) => seen.push(p) });
+    const totals = { filesTotal: 2, bytesTotal: big.length + 5 };
+    assert.ok(seen.length > 2, 'the big file is reported chunk by chunk');
+    assert.deepEqual(seen.at(-1), { files: 2, bytes: big.length + 5, ...totals });
+    for (const [i, p] of seen.entries()) {
+      assert.deepEqual({ filesTotal: p.filesTotal, bytesTotal: p.bytesTotal }, totals);
+      if (i > 0) assert.ok(p.bytes >= seen[i - 1]!.bytes && p.files >= seen[i - 1]!.files);
+    }
+    const records = bundle.records;
+    assert.equal(records.get('anhaenge')![0]!.file!.sha256, sha256(big));
+    assert.equal(records.get('anhaenge')![1]!.file!.sha256, sha256(Buffer.from('klein')));
+    assert.equal(records.get('bilder')![0]!.file!.sha256, sha256(big));
+  });
+
+  test('a mistake in bundle.json is refused before any file is read', async () => {
+    const folder = s.bundle(
+      bundleJson({
+        anhaenge: [
+          { anhangID: 1, file: 'files/a.txt' },
+          { anhangID: 1, file: 'files/a.txt' },
+        ],
+      }),
+      FILES,
+    );
+    let hashed = 0;
+    await assertRefused(
+      readBundle(folder, { onHashing: () => hashed++ }),
+      'anhaenge[1] (anhangID 1)',
+      /duplicate id/,
+    );
+    assert.equal(hashed, 0);
+  });
 });

@@ -1,7 +1,9 @@
 /**
  * Reads and validates a bundle folder completely before anything is written: JSON,
  * fields, duplicate ids, and every `file` (inside the folder, a regular file, hashed).
- * References between records are checked later, against the store's final state.
+ * Files are hashed last, once everything cheaper has been checked, so a mistake in
+ * bundle.json is reported before gigabytes are read. References between records are
+ * checked later, against the store's final state.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -37,14 +39,48 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 const TOP_LEVEL = ['format', 'mode', ...RECORD_KINDS, 'loeschen'];
 
-export interface ReadOptions {
-  onFile?: (bytes: number) => void;
+export interface HashProgress {
+  readonly files: number;
+  readonly filesTotal: number;
+  readonly bytes: number;
+  readonly bytesTotal: number;
 }
 
-async function hashFile(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+export interface ReadOptions {
+  /** Called as the bundle's files are hashed, after each chunk read. */
+  onHashing?: (progress: HashProgress) => void;
+}
+
+/** A `file` checked to be a regular file inside the bundle, not yet hashed. */
+type LocatedFile = Omit<BundleFile, 'sha256'>;
+
+type PendingRecord = Omit<BundleRecord, 'file'> & { readonly file?: LocatedFile };
+
+/** SHA-256 of each distinct file (by real path), read in chunks. */
+async function hashFiles(
+  files: readonly LocatedFile[],
+  onHashing: ReadOptions['onHashing'],
+): Promise<Map<string, string>> {
+  const distinct = new Map(files.map((f) => [f.path, f.size]));
+  const progress = {
+    files: 0,
+    filesTotal: distinct.size,
+    bytes: 0,
+    bytesTotal: [...distinct.values()].reduce((n, size) => n + size, 0),
+  };
+  const hashes = new Map<string, string>();
+  for (const file of distinct.keys()) {
+    const hash = createHash('sha256');
+    for await (const chunk of createReadStream(file)) {
+      hash.update(chunk as Buffer);
+      progress.bytes += (chunk as Buffer).length;
+      onHashing?.({ ...progress });
+    }
+    hashes.set(file, hash.digest('hex'));
+    progress.files++;
+    onHashing?.({ ...progress });
+  }
+  return hashes;
 }
 
 function isInside(root: string, candidate: string): boolean {
@@ -54,7 +90,7 @@ function isInside(root: string, candidate: string): boolean {
   return relative !== '' && !escapes && !path.isAbsolute(relative);
 }
 
-async function checkFile(root: string, value: unknown, where: string): Promise<BundleFile> {
+async function locateFile(root: string, value: unknown, where: string): Promise<LocatedFile> {
   const name = checkString(value, where);
   if (name === '' || path.isAbsolute(name) || name.includes('\0')) {
     throw new BundleError(where, 'must be a relative path inside the bundle folder');
@@ -76,10 +112,10 @@ async function checkFile(root: string, value: unknown, where: string): Promise<B
   if (!info.isFile()) throw new BundleError(where, `${JSON.stringify(name)} is not a regular file`);
   if (info.size > 2_147_483_647)
     throw new BundleError(where, `${JSON.stringify(name)} is larger than xs:int allows`);
-  return { name, path: real, size: info.size, sha256: await hashFile(real) };
+  return { name, path: real, size: info.size };
 }
 
-function refuseDuplicates(records: readonly BundleRecord[], kind: RecordKind): void {
+function refuseDuplicates(records: readonly { id: string; where: string }[], kind: RecordKind): void {
   const seen = new Map<string, string>();
   for (const r of records) {
     const first = seen.get(r.id);
@@ -88,7 +124,7 @@ function refuseDuplicates(records: readonly BundleRecord[], kind: RecordKind): v
   }
 }
 
-export async function readBundle(folder: string): Promise<Bundle> {
+export async function readBundle(folder: string, options: ReadOptions = {}): Promise<Bundle> {
   const root = await realpath(folder).catch(() => {
     throw new BundleError(folder, 'the bundle folder does not exist');
   });
@@ -113,9 +149,9 @@ export async function readBundle(folder: string): Promise<Bundle> {
     throw new BundleError('bundle.json.mode', 'must be "upsert" or "replace"');
   }
 
-  const records = new Map<RecordKind, BundleRecord[]>();
+  const pending = new Map<RecordKind, PendingRecord[]>();
   for (const rules of SIMPLE_KINDS) {
-    const list: BundleRecord[] = [];
+    const list: PendingRecord[] = [];
     const items = checkArray(top[rules.kind] ?? [], rules.kind);
     for (let i = 0; i < items.length; i++) {
       const at = `${rules.kind}[${i}]`;
@@ -128,8 +164,8 @@ export async function readBundle(folder: string): Promise<Bundle> {
       ];
       refuseUnknownKeys(object, allowed, where);
       const doc = checkRecord(rules.type, object, where, { idField: rules.idField, derived: rules.derived });
-      let file: BundleFile | undefined;
-      if (rules.extra.includes('file')) file = await checkFile(root, object.file, `${where}.file`);
+      let file: LocatedFile | undefined;
+      if (rules.extra.includes('file')) file = await locateFile(root, object.file, `${where}.file`);
       if (rules.extra.includes('oeffentlich')) {
         const value = object.oeffentlich ?? false;
         if (typeof value !== 'boolean')
@@ -138,9 +174,10 @@ export async function readBundle(folder: string): Promise<Bundle> {
       }
       list.push(file ? { id: String(id), doc, file, where } : { id: String(id), doc, where });
     }
-    records.set(rules.kind, list);
+    pending.set(rules.kind, list);
   }
 
+  const records = new Map<RecordKind, BundleRecord[]>();
   records.set(
     'artikel',
     checkArray(top.artikel ?? [], 'artikel').map((item, i) => {
@@ -166,7 +203,7 @@ export async function readBundle(folder: string): Promise<Bundle> {
     }),
   );
 
-  for (const [kind, list] of records) refuseDuplicates(list, kind);
+  for (const [kind, list] of [...pending, ...records]) refuseDuplicates(list, kind);
 
   const deletions = new Map<RecordKind, string[]>();
   if (top.loeschen !== undefined && top.loeschen !== null) {
@@ -189,6 +226,17 @@ export async function readBundle(folder: string): Promise<Bundle> {
         ),
       );
     }
+  }
+
+  const located = [...pending.values()].flat().flatMap((r) => (r.file ? [r.file] : []));
+  const hashes = await hashFiles(located, options.onHashing);
+  for (const [kind, list] of pending) {
+    records.set(
+      kind,
+      list.map(({ file, ...record }) =>
+        file ? { ...record, file: { ...file, sha256: hashes.get(file.path)! } } : record,
+      ),
+    );
   }
   return { mode, records, deletions };
 }
