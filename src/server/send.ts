@@ -1,23 +1,50 @@
 /** Writes body parts to the response with backpressure, base64-encoding binaries as they stream. */
 import type { ServerResponse } from 'node:http';
-import { base64Chunks } from '../xml/binary.ts';
+import { type BinarySource, base64Chunks } from '../xml/binary.ts';
 import { type BodyPart, bodyLength } from '../xml/writer.ts';
 
-/** Resolves when the response can take more data, or when the client has gone away. */
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
+/**
+ * How many pieces may wait in the socket's queue while the next is read and encoded.
+ * Waiting for 'drain' after each piece would leave the socket idle meanwhile; this keeps
+ * it busy while holding at most this many pieces (64 KiB each for binaries).
+ */
+const PIECES_IN_FLIGHT = 16;
 
-async function write(res: ServerResponse, chunk: Buffer): Promise<void> {
-  if (!res.write(chunk)) await drained(res);
+/** Writes pieces with at most PIECES_IN_FLIGHT queued: each write's callback says when its piece left. */
+class PieceWriter {
+  private pending = 0;
+  private wake: (() => void) | undefined;
+  private readonly flushed = () => {
+    this.pending--;
+    this.wake?.();
+  };
+  private readonly closed = () => this.wake?.();
+
+  constructor(private readonly res: ServerResponse) {
+    res.on('close', this.closed);
+  }
+
+  async write(piece: Buffer | string): Promise<void> {
+    this.pending++;
+    if (typeof piece === 'string') this.res.write(piece, 'latin1', this.flushed);
+    else this.res.write(piece, this.flushed);
+    while (this.pending >= PIECES_IN_FLIGHT && !this.res.destroyed) {
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+    }
+  }
+
+  async writeBinary(source: BinarySource): Promise<void> {
+    for await (const text of base64Chunks(source)) {
+      if (this.res.destroyed) return;
+      await this.write(text);
+    }
+  }
+
+  done(): void {
+    this.res.off('close', this.closed);
+  }
 }
 
 /** `sent.bytesOut` is given the body's length as the head is written (for the request log). */
@@ -40,10 +67,15 @@ export async function sendParts(
     res.end(parts[0]);
     return;
   }
-  for (const part of parts) {
-    if (res.destroyed) return;
-    if (Buffer.isBuffer(part)) await write(res, part);
-    else for await (const chunk of base64Chunks(part.base64Of)) await write(res, chunk);
+  const writer = new PieceWriter(res);
+  try {
+    for (const part of parts) {
+      if (res.destroyed) return;
+      if (Buffer.isBuffer(part)) await writer.write(part);
+      else await writer.writeBinary(part.base64Of);
+    }
+  } finally {
+    writer.done();
   }
   res.end();
 }
@@ -54,7 +86,7 @@ export async function materialize(parts: readonly BodyPart[]): Promise<Buffer> {
   const out: Buffer[] = [];
   for (const part of parts) {
     if (Buffer.isBuffer(part)) out.push(part);
-    else for await (const chunk of base64Chunks(part.base64Of)) out.push(chunk);
+    else for await (const text of base64Chunks(part.base64Of)) out.push(Buffer.from(text, 'latin1'));
   }
   return Buffer.concat(out);
 }

@@ -25,21 +25,60 @@ function sizeMismatch(seen: number, size: number): Error {
 }
 
 /**
- * Base64-encodes a chunked source as it streams, carrying the 0–2 bytes that do not
- * fill a 3-byte group over to the next chunk so the output is one unbroken encoding.
+ * The source's bytes in pieces whose lengths are multiples of 3 (but the last), so each
+ * piece encodes to base64 on its own and the encodings simply follow each other. The 0–2
+ * bytes that do not fill a 3-byte group are carried over to the next chunk; only those
+ * few bytes are ever copied, never a whole chunk.
  */
-export async function* base64Chunks(source: BinarySource): AsyncGenerator<Buffer> {
-  let carry: Buffer = Buffer.alloc(0);
+async function* base64Groups(source: BinarySource): AsyncGenerator<Uint8Array> {
+  let carry: Uint8Array = new Uint8Array(0);
   let seen = 0;
   for await (const chunk of source.chunks()) {
     seen += chunk.byteLength;
     // Content-Length was computed from `size`: stop before writing past it, not after.
     if (seen > source.size) throw sizeMismatch(seen, source.size);
-    const bytes: Buffer = carry.length > 0 ? Buffer.concat([carry, chunk]) : Buffer.from(chunk);
-    const whole = bytes.length - (bytes.length % 3);
-    if (whole > 0) yield Buffer.from(bytes.subarray(0, whole).toString('base64'), 'latin1');
-    carry = bytes.subarray(whole);
+    let offset = 0;
+    if (carry.byteLength > 0) {
+      offset = Math.min(3 - carry.byteLength, chunk.byteLength);
+      const joined = new Uint8Array(carry.byteLength + offset);
+      joined.set(carry);
+      joined.set(chunk.subarray(0, offset), carry.byteLength);
+      if (joined.byteLength < 3) {
+        carry = joined;
+        continue;
+      }
+      yield joined;
+    }
+    const whole = offset + Math.floor((chunk.byteLength - offset) / 3) * 3;
+    if (whole > offset) yield chunk.subarray(offset, whole);
+    // A copy of the 0–2 bytes left (a Buffer's own slice would share the chunk's memory).
+    carry = Uint8Array.prototype.slice.call(chunk, whole);
   }
   if (seen !== source.size) throw sizeMismatch(seen, source.size);
-  if (carry.length > 0) yield Buffer.from(carry.toString('base64'), 'latin1');
+  if (carry.byteLength > 0) yield carry;
+}
+
+/**
+ * The base64 of a chunked source as latin1-safe text, piece by piece as it streams (see
+ * base64Groups); written to the socket as text, with no Buffer in between.
+ */
+export async function* base64Chunks(source: BinarySource): AsyncGenerator<string> {
+  for await (const group of base64Groups(source)) {
+    const bytes = bytesOf(group);
+    for (let at = 0; at < bytes.length; at += PIECE_BYTES) {
+      yield bytes.toString('base64', at, Math.min(at + PIECE_BYTES, bytes.length));
+    }
+  }
+}
+
+/**
+ * Input bytes per piece of text: 48 KiB encode to 64 KiB, small enough for V8's young
+ * generation and for a heap (not mmap) copy when written, so streaming reuses memory
+ * instead of faulting in fresh pages for every piece. A multiple of 3, so pieces join.
+ */
+const PIECE_BYTES = 48 * 1024;
+
+/** A Buffer view of the same memory (no copy). */
+function bytesOf(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

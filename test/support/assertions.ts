@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { SaxesParser } from 'saxes';
 import { type ErrorCode, ScoopError } from '../../src/contract/errors.ts';
-import { base64Chunks } from '../../src/xml/binary.ts';
+import { materialize } from '../../src/server/send.ts';
 import type { BodyPart } from '../../src/xml/writer.ts';
 
 /** Runs `fn` and asserts it throws a ScoopError with `code`; returns the error for further checks. */
@@ -50,11 +50,6 @@ export function assertWellFormed(xml: string): void {
 }
 
 /** Renders body parts exactly as the server sends them (src/server/send.ts). */
-export async function renderParts(parts: readonly BodyPart[]): Promise<Buffer> {
-  const out: Buffer[] = [];
-  for (const part of parts) {
-    if (Buffer.isBuffer(part)) out.push(part);
-    else for await (const chunk of base64Chunks(part.base64Of)) out.push(chunk);
-  }
-  return Buffer.concat(out);
+export function renderParts(parts: readonly BodyPart[]): Promise<Buffer> {
+  return materialize(parts);
 }
