@@ -10,9 +10,11 @@ import {
   BLUE,
   bands,
   decode,
+  encodeRaw,
   GREEN,
   halves,
   pngBomb,
+  pngChunk,
   RED,
   type Rgb,
   type Rgba,
@@ -26,6 +28,46 @@ import { planFor } from './modes.ts';
 import { type ResizeLimits, resizeImage } from './resize.ts';
 
 const LIMITS: ResizeLimits = { maxPixels: 40_000_000, maxDimension: 4096, background: DEFAULT_BACKGROUND };
+const GPS = {
+  GPSLatitudeRef: 'N',
+  GPSLatitude: '52/1 31/1 12/1',
+  GPSLongitudeRef: 'E',
+  GPSLongitude: '13/1 24/1 0/1',
+};
+const XMP =
+  '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>';
+/** PNG chunks that carry metadata: text in three encodings, EXIF, ICC, time. */
+const METADATA_CHUNKS = ['tEXt', 'zTXt', 'iTXt', 'eXIf', 'iCCP', 'tIME'];
+
+/** The chunk types of a PNG, in order. */
+function pngChunkTypes(png: Uint8Array): string[] {
+  const bytes = Buffer.from(png);
+  const types: string[] = [];
+  for (let at = 8; at + 8 <= bytes.length; at += 12 + bytes.readUInt32BE(at)) {
+    types.push(bytes.toString('latin1', at + 4, at + 8));
+  }
+  return types;
+}
+
+/** The chunk FourCCs of a WebP (a RIFF file), in order. */
+function webpChunkTypes(webp: Uint8Array): string[] {
+  const bytes = Buffer.from(webp);
+  assert.equal(bytes.toString('latin1', 8, 12), 'WEBP');
+  const types: string[] = [];
+  for (let at = 12; at + 8 <= bytes.length; ) {
+    const size = bytes.readUInt32LE(at + 4);
+    types.push(bytes.toString('latin1', at, at + 4));
+    at += 8 + size + (size % 2);
+  }
+  return types;
+}
+
+/** Quadrants: red top left, green top right, blue bottom left, yellow bottom right. */
+function quadrants(width: number, height: number): Promise<Buffer> {
+  const colourAt = (x: number, y: number) =>
+    y < height / 2 ? (x < width / 2 ? RED : GREEN) : x < width / 2 ? BLUE : YELLOW;
+  return encodeRaw(rawImage(width, height, colourAt), width, height, 'png');
+}
 const WHITE = [255, 255, 255] as const;
 
 function resize(input: Buffer, width: number, height: number, modes: ResizeMode[], limits = LIMITS) {
@@ -219,19 +261,86 @@ describe('background colour', () => {
 });
 
 describe('orientation, metadata, formats', () => {
-  test('EXIF orientation 6 is applied before resizing, and no orientation tag is left', async () => {
-    // Stored 40×20, left half red: displayed rotated 90° clockwise, 20×40 with red on top.
-    const stored = await sharp(await halves(40, 20, 'jpeg'))
-      .withMetadata({ orientation: 6 })
-      .jpeg({ quality: 95 })
+  // Stored 40×20 in quadrants (red, green / blue, yellow); where each lands once displayed.
+  const ORIENTED: ReadonlyArray<readonly [orientation: number, turn: string, corners: readonly Rgb[]]> = [
+    [3, 'turned 180°', [YELLOW, BLUE, GREEN, RED]],
+    [6, 'turned 90° clockwise', [BLUE, RED, YELLOW, GREEN]],
+    [8, 'turned 90° anticlockwise', [GREEN, YELLOW, RED, BLUE]],
+  ];
+  for (const [orientation, turn, corners] of ORIENTED) {
+    test(`EXIF orientation ${orientation} is applied (${turn}) before resizing, and not kept`, async () => {
+      const stored = await sharp(await quadrants(40, 20))
+        .withMetadata({ orientation })
+        .jpeg({ quality: 95 })
+        .toBuffer();
+      assert.equal((await sharp(stored).metadata()).orientation, orientation);
+      const upright = orientation === 3 ? [20, 10] : [10, 20];
+      const resized = await resize(stored, upright[0]!, upright[1]!, ['stretch']);
+      const out = await decode(resized.bytes);
+      assert.deepEqual([out.width, out.height], upright);
+      const [w, h] = [out.width - 2, out.height - 2];
+      const names = ['top left', 'top right', 'bottom left', 'bottom right'];
+      [out.pixel(1, 1), out.pixel(w, 1), out.pixel(1, h), out.pixel(w, h)].forEach((pixel, i) => {
+        assertColour(pixel, corners[i]!, names[i]!);
+      });
+      assert.equal((await sharp(resized.bytes).metadata()).orientation, undefined);
+    });
+  }
+
+  test('a PNG with text chunks, eXIf and XMP comes back without any of them', async () => {
+    const withExif = await sharp(await halves(64, 48))
+      .withExif({ IFD0: { Artist: 'A. Beispiel' }, IFD3: GPS })
+      .withXmp(XMP)
+      .png()
       .toBuffer();
-    assert.equal((await sharp(stored).metadata()).orientation, 6);
-    const resized = await resize(stored, 10, 20, ['stretch']);
-    const out = await decode(resized.bytes);
-    assert.deepEqual([out.width, out.height], [10, 20]);
-    assertColour(out.pixel(5, 2), RED, 'top');
-    assertColour(out.pixel(5, 17), BLUE, 'bottom');
-    assert.equal((await sharp(resized.bytes).metadata()).orientation, undefined);
+    // sharp writes EXIF as eXIf and XMP as zTXt; add plain text chunks as an editor would.
+    const idat = withExif.indexOf('IDAT') - 4;
+    const stored = Buffer.concat([
+      withExif.subarray(0, idat),
+      pngChunk('tEXt', Buffer.from('Author\0A. Beispiel', 'latin1')),
+      pngChunk('iTXt', Buffer.from('Description\0\0\0\0\0Marktplatz, 52.52 N 13.40 E', 'utf8')),
+      withExif.subarray(idat),
+    ]);
+    const before = await sharp(stored).metadata();
+    assert.ok(before.exif && before.xmp, 'the source carries EXIF and XMP');
+    assert.equal(before.comments?.length, 2);
+    assert.deepEqual(
+      pngChunkTypes(stored).filter((type) => METADATA_CHUNKS.includes(type)),
+      ['eXIf', 'zTXt', 'tEXt', 'iTXt'],
+    );
+    const resized = await resize(stored, 32, 0, ['standard']);
+    assert.equal(resized.format, 'png');
+    const after = await sharp(resized.bytes).metadata();
+    assert.deepEqual([after.exif, after.xmp, after.comments], [undefined, undefined, undefined]);
+    assert.deepEqual(
+      pngChunkTypes(resized.bytes).filter((type) => METADATA_CHUNKS.includes(type)),
+      [],
+    );
+    for (const text of ['Beispiel', 'GPS', 'Marktplatz']) assert.equal(resized.bytes.indexOf(text), -1, text);
+  });
+
+  test('a WebP with EXIF GPS tags, XMP and an ICC profile comes back without any of them', async () => {
+    const stored = await sharp(await halves(64, 48))
+      .withExif({ IFD0: { Artist: 'A. Beispiel' }, IFD3: GPS })
+      .withXmp(XMP)
+      .withIccProfile('p3')
+      .webp()
+      .toBuffer();
+    const before = await sharp(stored).metadata();
+    assert.ok(before.exif && before.xmp && before.icc, 'the source carries EXIF, XMP and ICC');
+    assert.deepEqual(
+      webpChunkTypes(stored).filter((type) => type !== 'VP8X' && !type.startsWith('VP8')),
+      ['ICCP', 'EXIF', 'XMP '],
+    );
+    const resized = await resize(stored, 32, 0, ['standard']);
+    assert.equal(resized.format, 'webp');
+    const after = await sharp(resized.bytes).metadata();
+    assert.deepEqual([after.exif, after.xmp, after.icc], [undefined, undefined, undefined]);
+    assert.deepEqual(
+      webpChunkTypes(resized.bytes).filter((type) => ['ICCP', 'EXIF', 'XMP '].includes(type)),
+      [],
+    );
+    for (const text of ['Beispiel', 'GPS', 'xmpmeta']) assert.equal(resized.bytes.indexOf(text), -1, text);
   });
 
   test('a JPEG with EXIF GPS tags, XMP and an ICC profile comes back without any of them', async () => {
@@ -277,19 +386,21 @@ describe('orientation, metadata, formats', () => {
     assert.deepEqual([resized.width, resized.height], [20, 10]);
   });
 
-  test('an animated GIF gives its first frame', async () => {
-    const frame = (colour: readonly [number, number, number]) => rawImage(20, 10, () => colour);
-    const animated = await sharp(Buffer.concat([frame(RED), frame(YELLOW), frame(BLUE)]), {
-      raw: { width: 20, height: 30, channels: 3, pageHeight: 10 },
-    })
-      .gif()
-      .toBuffer();
-    assert.equal((await sharp(animated).metadata()).pages, 3);
-    const resized = await resize(animated, 10, 0, ['standard']);
-    const meta = await sharp(resized.bytes).metadata();
-    assert.deepEqual([meta.format, meta.pages ?? 1, meta.width, meta.height], ['gif', 1, 10, 5]);
-    assertColour((await decode(resized.bytes)).pixel(5, 2), RED, 'first frame');
-  });
+  for (const format of ['gif', 'webp'] as const) {
+    test(`an animated ${format === 'gif' ? 'GIF' : 'WebP'} gives its first frame`, async () => {
+      const frame = (colour: readonly [number, number, number]) => rawImage(20, 10, () => colour);
+      const animated = await sharp(Buffer.concat([frame(RED), frame(YELLOW), frame(BLUE)]), {
+        raw: { width: 20, height: 30, channels: 3, pageHeight: 10 },
+      })
+        .toFormat(format)
+        .toBuffer();
+      assert.equal((await sharp(animated).metadata()).pages, 3);
+      const resized = await resize(animated, 10, 0, ['standard']);
+      const meta = await sharp(resized.bytes).metadata();
+      assert.deepEqual([meta.format, meta.pages ?? 1, meta.width, meta.height], [format, 1, 10, 5]);
+      assertColour((await decode(resized.bytes)).pixel(5, 2), RED, 'first frame');
+    });
+  }
 
   test('an SVG is rendered and written as PNG', async () => {
     const svg = Buffer.from(

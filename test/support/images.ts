@@ -87,7 +87,8 @@ export function assertColour(actual: Rgba, expected: Rgb | Rgba, message: string
   assert.ok(!off, `${message}: expected ≈${JSON.stringify(full)}, got ${JSON.stringify(actual)}`);
 }
 
-function pngChunk(type: string, data: Buffer): Buffer {
+/** One PNG chunk: length, type, data and CRC. */
+export function pngChunk(type: string, data: Buffer): Buffer {
   const length = Buffer.alloc(4);
   length.writeUInt32BE(data.length);
   const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
