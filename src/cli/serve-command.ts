@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { ImageService } from '../images/image-service.ts';
+import { VariantDirError } from '../images/variant-cache.ts';
 import { createMetrics } from '../observe/metrics.ts';
 import { registerStoreMetrics, startAdminServer, storeProbes } from '../server/admin-server.ts';
 import {
@@ -93,14 +94,27 @@ export async function serveCommand(args: string[]): Promise<number> {
       throw error;
     }
   }
+  // Opened in a cluster's primary too, so a bad folder stops the start before any fork.
+  let images: ImageService;
+  try {
+    images = await ImageService.open(settings.images, {
+      onError: (err: unknown) => logger.warn({ err }, 'variant cache file failed; answered without it'),
+    });
+  } catch (error) {
+    if (!(error instanceof VariantDirError)) throw error;
+    process.stderr.write(
+      `scoop serve: SCOOP_VARIANT_DIR ${error.dir} cannot be used for the variant cache (${error.reason}); ` +
+        'make it writable for this user, or set SCOOP_VARIANT_CACHE_BYTES=0 to serve without the cache\n',
+    );
+    await store.close();
+    return 1;
+  }
   if (becomesPrimary(settings)) {
+    images.close();
     await store.close();
     return runPrimary(settings, logger);
   }
   joinCluster(metrics.registry, storeProbes(metrics, store).readiness);
-  const images = await ImageService.open(settings.images, {
-    onError: (err: unknown) => logger.warn({ err }, 'variant cache file failed; answered without it'),
-  });
   const running = await startServer(
     {
       store,
@@ -138,6 +152,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   logger.info({ signal }, 'shutting down: draining requests in flight');
   await running.close();
   await admin?.close();
+  images.close();
   await store.close();
   logger.info('stopped');
   leaveCluster();

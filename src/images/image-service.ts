@@ -1,8 +1,9 @@
 /**
  * getBild's resizing as the handler sees it: a stored blob and a request in, a variant
  * out — from the variant cache, or resized once in a queue slot. Cache keys name the
- * blob by its SHA-256, so a re-import of a changed image (a new hash) gets new variants
- * and the old ones age out of the cache.
+ * blob by its SHA-256, so a changed image can never be answered with an old variant;
+ * each request also tells the cache which content its image has now, so the variants of
+ * content an image no longer has are deleted (variant-cache.ts `imageContent`).
  */
 import { availableParallelism } from 'node:os';
 import type { ResizeMode } from '../contract/types.ts';
@@ -14,9 +15,9 @@ import { RESIZE_PIPELINE, type Resizer, resizeImage } from './resize.ts';
 import { type Variant, VariantCache } from './variant-cache.ts';
 
 export interface ImageSettings {
-  /** Resizes running at once. */
+  /** Resizes running at once in this process. */
   readonly concurrency: number;
-  /** Resizes waiting for a slot; one more is refused as BUSY. */
+  /** Resizes waiting for a slot in this process; one more is refused as BUSY. */
   readonly maxWaiting: number;
   /** Sources with more pixels are refused (IMAGE_TOO_LARGE). */
   readonly maxPixels: number;
@@ -27,14 +28,36 @@ export interface ImageSettings {
   readonly background: Rgba;
 }
 
+type Env = Readonly<Record<string, string | undefined>>;
+
 /**
- * One slot per CPU, but at most one less than libuv's thread pool (4 unless
- * UV_THREADPOOL_SIZE says otherwise): sharp runs each resize on a pool thread, and the
- * file reads of cache hits need a free one, or they would queue behind resizes.
+ * One slot per CPU, shared by the `workers` processes of an instance, but in each at most
+ * one less than libuv's thread pool (4 unless UV_THREADPOOL_SIZE says otherwise): sharp
+ * runs each resize on a pool thread, and the file reads of cache hits need a free one, or
+ * they would queue behind resizes.
  */
-export function defaultConcurrency(env: Readonly<Record<string, string | undefined>> = process.env): number {
+export function defaultConcurrency(env: Env = process.env, workers = 1): number {
   const pool = Number(env.UV_THREADPOOL_SIZE) || 4;
-  return Math.max(1, Math.min(availableParallelism(), pool - 1));
+  return Math.max(1, Math.min(Math.floor(availableParallelism() / workers), pool - 1));
+}
+
+/**
+ * One process's share when `workers` processes serve an instance: SCOOP_RESIZE_CONCURRENCY
+ * and SCOOP_RESIZE_QUEUE are the instance's, so that adding workers does not multiply the
+ * resizes a machine runs. Slots round down (at least one), queue places up.
+ */
+export function workerShare(
+  instance: { readonly concurrency: number | undefined; readonly maxWaiting: number },
+  workers: number,
+  env: Env = process.env,
+): { concurrency: number; maxWaiting: number } {
+  return {
+    concurrency:
+      instance.concurrency === undefined
+        ? defaultConcurrency(env, workers)
+        : Math.max(1, Math.floor(instance.concurrency / workers)),
+    maxWaiting: Math.ceil(instance.maxWaiting / workers),
+  };
 }
 
 export const DEFAULT_IMAGE_SETTINGS: ImageSettings = {
@@ -52,6 +75,8 @@ export interface ImageRequest {
   readonly modes: readonly ResizeMode[];
   /** Largest output side (SCOOP_MAX_IMAGE_DIMENSION); caps a derived dimension. */
   readonly maxDimension: number;
+  /** The image asked for, so the cache can drop the variants of content it no longer has. */
+  readonly bildID: number;
 }
 
 export interface ImageServiceDeps {
@@ -99,6 +124,15 @@ export class ImageService {
     return new ImageService(settings, VariantCache.none(), deps);
   }
 
+  /** The store has no image `bildID` (any more): its variants go. */
+  imageGone(bildID: number): void {
+    this.cache.imageContent(String(bildID), undefined);
+  }
+
+  close(): void {
+    this.cache.close();
+  }
+
   /** The resized image; `width` and `height` are not both 0 (that is the stored image). */
   variant(blob: StoredBlob, request: ImageRequest): Promise<Variant> {
     const { width, height, maxDimension } = request;
@@ -112,16 +146,20 @@ export class ImageService {
       plan.pad ? colourHex(this.settings.background) : '-',
       width === 0 || height === 0 ? `max${maxDimension}` : '-',
     ].join(' ');
+    this.cache.imageContent(String(request.bildID), blob.sha256);
     // Queued inside the cache's make step: hits and requests joining a resize under way take no slot.
-    return this.cache.getOrCreate(key, () =>
-      this.queue.run(async () => {
-        const resized = await this.resizer(
-          await contentOf(blob),
-          { width, height, plan },
-          { maxPixels: this.settings.maxPixels, maxDimension, background: this.settings.background },
-        );
-        return { bytes: resized.bytes, format: resized.format };
-      }),
+    return this.cache.getOrCreate(
+      key,
+      () =>
+        this.queue.run(async () => {
+          const resized = await this.resizer(
+            await contentOf(blob),
+            { width, height, plan },
+            { maxPixels: this.settings.maxPixels, maxDimension, background: this.settings.background },
+          );
+          return { bytes: resized.bytes, format: resized.format };
+        }),
+      blob.sha256,
     );
   }
 }

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { parseColour } from '../images/colour.ts';
-import { DEFAULT_IMAGE_SETTINGS, type ImageSettings } from '../images/image-service.ts';
+import { DEFAULT_IMAGE_SETTINGS, type ImageSettings, workerShare } from '../images/image-service.ts';
 import { isPostgresUrl } from '../store/postgres/location.ts';
 import { DEFAULT_XML_LIMITS, type XmlLimits } from '../xml/reader.ts';
 import type { RateLimit } from './rate-limit.ts';
@@ -153,6 +153,7 @@ export function databaseSetting(flags: Flags, env: Env): string {
 export function serveSettings(flags: Flags, env: Env): ServeSettings {
   const namespace = namespaceSetting(pick(flags, 'namespace', env, 'SCOOP_NAMESPACE'));
   const publicUrl = publicUrlSetting(pick(flags, 'public-url', env, 'SCOOP_PUBLIC_URL'));
+  const workers = integer(pick(flags, 'workers', env, 'SCOOP_WORKERS'), 1, 'SCOOP_WORKERS', 1, 256);
   return {
     host: hostSetting(pick(flags, 'host', env, 'SCOOP_HOST')),
     port: integer(pick(flags, 'port', env, 'SCOOP_PORT'), 8080, 'SCOOP_PORT (--port)', 0, 65535),
@@ -167,7 +168,7 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
     maxImageDimension: integer(env.SCOOP_MAX_IMAGE_DIMENSION, 4096, 'SCOOP_MAX_IMAGE_DIMENSION', 1, 65_535),
     xmlLimits: xmlLimits(env),
     server: serverLimits(env),
-    images: imageSettings(env, databaseSetting(flags, env)),
+    images: imageSettings(env, databaseSetting(flags, env), workers),
     adminHost: env.SCOOP_ADMIN_HOST ?? '127.0.0.1',
     adminPort:
       env.SCOOP_ADMIN_PORT?.trim().toLowerCase() === 'off'
@@ -189,7 +190,7 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
       2 ** 40,
     ),
     logLevel: env.SCOOP_LOG_LEVEL ?? 'info',
-    workers: integer(pick(flags, 'workers', env, 'SCOOP_WORKERS'), 1, 'SCOOP_WORKERS', 1, 256),
+    workers,
   };
 }
 
@@ -268,7 +269,8 @@ function variantDir(env: Env, db: string): string {
   return path.join(path.dirname(file), 'variants');
 }
 
-function imageSettings(env: Env, db: string): ImageSettings {
+/** The resize slots and queue are the instance's: each of its `workers` processes gets a share. */
+function imageSettings(env: Env, db: string, workers: number): ImageSettings {
   const d = DEFAULT_IMAGE_SETTINGS;
   const colour = env.SCOOP_IMAGE_BACKGROUND;
   const background = colour ? parseColour(colour) : d.background;
@@ -278,8 +280,16 @@ function imageSettings(env: Env, db: string): ImageSettings {
     );
   }
   return {
-    concurrency: integer(env.SCOOP_RESIZE_CONCURRENCY, d.concurrency, 'SCOOP_RESIZE_CONCURRENCY', 1, 256),
-    maxWaiting: integer(env.SCOOP_RESIZE_QUEUE, d.maxWaiting, 'SCOOP_RESIZE_QUEUE', 0, 100_000),
+    ...workerShare(
+      {
+        concurrency:
+          env.SCOOP_RESIZE_CONCURRENCY === undefined
+            ? undefined
+            : integer(env.SCOOP_RESIZE_CONCURRENCY, 1, 'SCOOP_RESIZE_CONCURRENCY', 1, 256),
+        maxWaiting: integer(env.SCOOP_RESIZE_QUEUE, d.maxWaiting, 'SCOOP_RESIZE_QUEUE', 0, 100_000),
+      },
+      workers,
+    ),
     maxPixels: integer(env.SCOOP_MAX_IMAGE_PIXELS, d.maxPixels, 'SCOOP_MAX_IMAGE_PIXELS', 1, 1_000_000_000),
     cacheDir: variantDir(env, db),
     cacheBytes: integer(env.SCOOP_VARIANT_CACHE_BYTES, d.cacheBytes, 'SCOOP_VARIANT_CACHE_BYTES', 0, 2 ** 50),

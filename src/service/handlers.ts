@@ -166,7 +166,11 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
     checkDimension('width', width, options.maxImageDimension);
     checkDimension('height', height, options.maxImageDimension);
     const found = await store.read((s) => s.get('bilder', String(id)));
-    if (!found) throw unknownId('bildID', id);
+    if (!found) {
+      // A deleted image's variants go when it is next asked for (docs/images.md).
+      images.imageGone(id);
+      throw unknownId('bildID', id);
+    }
     const bild = withBinary<Bild>(found);
     // 0×0 is the image exactly as published, metadata and all (docs/images.md).
     if (width === 0 && height === 0) return { bild };
@@ -175,6 +179,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
       height,
       modes: args.resizeModes as ResizeMode[],
       maxDimension: options.maxImageDimension,
+      bildID: id,
     });
     // size and mimetype describe the bytes returned, not the stored ones.
     const resized: Bild = {
