@@ -3,7 +3,8 @@
  * its own), seeded with a generated 12-megapixel JPEG, measured from outside over HTTP
  * GET on 127.0.0.1:
  *
- *   cold     — median time of distinct 800×600 `crop` resizes (each a cache miss)
+ *   cold     — median time of 7 `crop` resizes to 800×600 … 806×600 (one pixel wider each,
+ *              so that each is a cache miss, not the same variant seven times)
  *   hits     — requests/s of one cached variant, 32 keep-alive connections, 5 s
  *   storm    — 50 concurrent distinct resizes: statuses, wall time, the server's peak
  *              RSS, and getBereich latency meanwhile (other operations keep going)

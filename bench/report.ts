@@ -304,7 +304,7 @@ export function render(report: BenchReport): string {
     out.push(
       table([
         ['images (getBild, own server)', 'value'],
-        ['cold resize 800×600 crop, median', `${ms(i.cold.medianMs)} ms (${i.cold.runs} runs)`],
+        ['cold crop 800…806×600 (misses), median', `${ms(i.cold.medianMs)} ms (${i.cold.runs} runs)`],
         ['cache hits', `${f0(i.hits.perSecond)} req/s (median ${ms(i.hits.medianMs)} ms)`],
         [
           `${i.storm.requests} concurrent distinct resizes`,
