@@ -228,8 +228,10 @@ export class VariantCache {
    */
   imageContent(image: string, source: string | undefined): void {
     const index = this.index;
-    if (!index || index.s.sourceOf.get(image)?.source === source) return;
-    this.attempt(() =>
+    if (!index) return;
+    this.attempt(() => {
+      // Read first: the lock is taken only when something changes, rarely.
+      if (index.s.sourceOf.get(image)?.source === source) return;
       this.write(() => {
         const before = index.s.sourceOf.get(image)?.source;
         if (before === source) return;
@@ -237,8 +239,8 @@ export class VariantCache {
         else index.s.setSource.run(image, source);
         if (before === undefined || index.s.sourceWanted.get(before)) return;
         for (const row of index.s.ofSource.all(before)) this.remove(index, row);
-      }),
-    );
+      });
+    });
   }
 
   /**
@@ -263,8 +265,9 @@ export class VariantCache {
 
   private async lookup(hash: string): Promise<Variant | undefined> {
     const index = this.index;
-    const row = index?.s.find.get(hash);
-    if (!index || !row || !isOutputFormat(row.format)) return undefined;
+    if (!index) return undefined;
+    const row = this.find(index, hash);
+    if (!row || !isOutputFormat(row.format)) return undefined;
     const file = this.fileOf(index.dir, hash, row.format);
     let data: Binary;
     try {
@@ -278,6 +281,15 @@ export class VariantCache {
     const now = this.now();
     if (now - row.used >= TOUCH_INTERVAL_MS) this.attempt(() => index.s.touch.run(now, hash));
     return { format: row.format, size: data instanceof Uint8Array ? data.byteLength : data.size, data };
+  }
+
+  private find(index: Index, hash: string): { format: string; size: number; used: number } | undefined {
+    try {
+      return index.s.find.get(hash);
+    } catch (error) {
+      this.options.onError?.(error);
+      return undefined;
+    }
   }
 
   /**
