@@ -120,6 +120,12 @@ export const ERRORS = {
     summary: 'The Content-Type is not the one this binding accepts.',
   },
   BAD_REQUEST: { status: 400, side: 'client', summary: 'The HTTP request itself is malformed.' },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    side: 'client',
+    summary:
+      'The request head or the whole request was not received in time (slow client); connection closed.',
+  },
   HEADERS_TOO_LARGE: {
     status: 431,
     side: 'client',

@@ -15,6 +15,7 @@ export interface Metrics {
   readonly responseBytes: FastHistogram;
   readonly cacheLookups: FastCounter;
   readonly rateLimited: FastCounter;
+  readonly connectionsDropped: FastCounter;
   /** Requests being handled right now; read when scraped. */
   inFlight: number;
 }
@@ -64,8 +65,17 @@ export function createMetrics(): Metrics {
       ['by'],
       registry,
     ),
+    connectionsDropped: new FastCounter(
+      'scoop_connections_dropped_total',
+      'Connections closed unanswered because SCOOP_MAX_CONNECTIONS were open.',
+      [],
+      registry,
+    ),
     inFlight: 0,
   };
+  // Exported as 0 from the start, so a rate over them is 0 rather than no data.
+  metrics.connectionsDropped.series();
+  for (const by of ['address', 'token']) metrics.rateLimited.series(by);
   new Gauge({
     name: 'scoop_requests_in_flight',
     help: 'Requests being handled right now.',

@@ -27,6 +27,24 @@ export interface Observer {
   start(req: IncomingMessage, res: ServerResponse, path: string): Observation;
 }
 
+/** A refusal the HTTP server wrote itself, for a request node's parser or timers refused. */
+export interface TransportRefusal {
+  readonly id: string;
+  readonly status: number;
+  /** The catalogue code. */
+  readonly outcome: string;
+  readonly bytesOut: number;
+  /** Node's reason (an llhttp error code, ERR_HTTP_REQUEST_TIMEOUT), for the log only. */
+  readonly reason: string | undefined;
+}
+
+/**
+ * Requests the app was already handling when the server refused them (a body that took too
+ * long, a bad chunk): their log line and metrics say what the client got, not the app's
+ * view of a body that broke off.
+ */
+const refusedInFlight = new WeakMap<ServerResponse, TransportRefusal>();
+
 /**
  * Ids this process makes, shaped like a UUID: the first four groups of a random UUID per
  * process and a counter as the last, so unique across processes and restarts without
@@ -69,11 +87,13 @@ export function createObserver(logger: Logger, metrics: Metrics | undefined): Ob
         if (done) return;
         done = true;
         const seconds = (performance.now() - started) / 1000;
-        const { bytesOut } = observation;
+        const refusal = refusedInFlight.get(res);
+        const bytesOut = refusal?.bytesOut ?? observation.bytesOut;
         const operation = observation.operation ?? '-';
         const binding = observation.binding ?? '-';
         const outcome =
-          res.writableFinished || observation.outcome !== 'ok' ? observation.outcome : 'aborted';
+          refusal?.outcome ??
+          (res.writableFinished || observation.outcome !== 'ok' ? observation.outcome : 'aborted');
         if (metrics) {
           metrics.inFlight--;
           const key = `${operation}\u0000${binding}\u0000${outcome}`;
@@ -96,7 +116,7 @@ export function createObserver(logger: Logger, metrics: Metrics | undefined): Ob
             path: path.length > 200 ? `${path.slice(0, 200)}…` : path,
             op: observation.operation,
             binding: observation.binding,
-            status: res.statusCode,
+            status: refusal?.status ?? res.statusCode,
             outcome,
             ms: Math.round(seconds * 1e4) / 10,
             bytesIn: observation.bytesIn,
@@ -110,4 +130,35 @@ export function createObserver(logger: Logger, metrics: Metrics | undefined): Ob
       return observation;
     },
   };
+}
+
+/**
+ * Logs and counts a refusal the HTTP server wrote itself. With `inFlight`, the app holds
+ * the request and its own observation logs it, with this outcome; without, the request
+ * never reached the app, and this is its only log line (no method or path: the parser
+ * refused the head).
+ */
+export function observeTransportRefusal(
+  logger: Logger,
+  metrics: Metrics | undefined,
+  refusal: TransportRefusal,
+  inFlight: ServerResponse | undefined,
+): void {
+  if (inFlight) {
+    refusedInFlight.set(inFlight, refusal);
+    return;
+  }
+  metrics?.requests.series('-', '-', refusal.outcome).inc();
+  metrics?.responseBytes.series('-').observe(refusal.bytesOut);
+  logger.info(
+    {
+      reqId: refusal.id,
+      status: refusal.status,
+      outcome: refusal.outcome,
+      reason: refusal.reason,
+      bytesIn: 0,
+      bytesOut: refusal.bytesOut,
+    },
+    'request',
+  );
 }

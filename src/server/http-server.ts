@@ -9,6 +9,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ScoopError } from '../contract/errors.ts';
+import { observeTransportRefusal, requestId } from '../observe/request-log.ts';
 import { renderHttpError } from '../protocol/faults.ts';
 import { type AppOptions, createApp } from './app.ts';
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from './settings.ts';
@@ -23,13 +24,16 @@ export interface RunningServer {
   close(timeoutMs?: number): Promise<void>;
 }
 
-/** Writes a catalogue refusal straight to a socket the app never sees, and closes it. */
+/**
+ * Writes a catalogue refusal straight to a socket the app never sees, and closes it;
+ * returns the body's length.
+ */
 function refuseOnSocket(
   socket: Duplex,
   error: ScoopError,
   namespace: string,
   headers: Readonly<Record<string, string>> = {},
-): void {
+): number {
   const rendered = renderHttpError(error, namespace);
   const fields = {
     'content-type': rendered.contentType,
@@ -42,6 +46,28 @@ function refuseOnSocket(
     .join('');
   const status = `${rendered.status} ${STATUS_CODES[rendered.status] ?? ''}`;
   socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${status}\r\n${head}\r\n`, 'latin1'), rendered.body]));
+  return rendered.body.length;
+}
+
+/** The catalogue's name for what node's parser or its timers refused. */
+function transportRefusal(error: NodeJS.ErrnoException): ScoopError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new ScoopError('HEADERS_TOO_LARGE', 'The request head is too large.');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new ScoopError('REQUEST_TIMEOUT', 'The request was not received in time.');
+    default:
+      return new ScoopError('BAD_REQUEST', 'The HTTP request is malformed.');
+  }
+}
+
+/**
+ * How often node looks for requests past headersTimeout or requestTimeout. Its default
+ * (30 s) would let a slow client hold a connection up to 30 s beyond either limit; this
+ * cuts it within a second of it, or sooner when a limit is shorter.
+ */
+export function checkingIntervalMs(limits: ServerLimits): number {
+  return Math.max(10, Math.min(1000, limits.headersTimeoutMs, limits.requestTimeoutMs));
 }
 
 export async function startServer(
@@ -64,6 +90,7 @@ export async function startServer(
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
+      connectionsCheckingInterval: checkingIntervalMs(limits),
       maxHeaderSize: limits.maxHeaderBytes,
       // request-headers.ts makes the RFC 9112 §3.2 Host check, answering with the catalogue body.
       requireHostHeader: false,
@@ -83,21 +110,30 @@ export async function startServer(
   server.maxHeadersCount = limits.maxHeaders + 1;
   server.maxConnections = limits.maxConnections;
   // Requests node's HTTP parser refuses (RFC 9112 framing errors, both Content-Length and
-  // Transfer-Encoding, oversized headers) get the catalogue's small XML body, not a bare 400.
-  // A framing error in a body (a bad chunk size, RFC 9112 §7.1; an unknown transfer coding)
-  // comes while the app already holds the request: as node's own default does, the refusal is
-  // still written unless a response has begun.
+  // Transfer-Encoding, oversized headers) get the catalogue's small XML body, not a bare 400;
+  // so does a request too slow to arrive (408). A framing error in a body (a bad chunk size,
+  // RFC 9112 §7.1; an unknown transfer coding) or a body that takes too long comes while the
+  // app already holds the request: as node's own default does, the refusal is still written
+  // unless a response has begun. Each refusal written is logged and counted as a request.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
     if (!socket.writable || inFlight?.headersSent) {
       socket.destroy();
       return;
     }
-    const refusal =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? new ScoopError('HEADERS_TOO_LARGE', 'The request head is too large.')
-        : new ScoopError('BAD_REQUEST', 'The HTTP request is malformed.');
-    refuseOnSocket(socket, refusal, options.namespace);
+    const refusal = transportRefusal(error);
+    const id = requestId(undefined);
+    const bytesOut = refuseOnSocket(socket, refusal, options.namespace, { 'x-request-id': id });
+    observeTransportRefusal(
+      options.logger,
+      options.metrics,
+      { id, status: refusal.spec.status, outcome: refusal.code, bytesOut, reason: error.code },
+      inFlight,
+    );
+  });
+  // Connections beyond SCOOP_MAX_CONNECTIONS are closed by node at once, unanswered.
+  server.on('drop', () => {
+    options.metrics?.connectionsDropped.series().inc();
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

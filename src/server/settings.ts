@@ -226,9 +226,17 @@ function xmlLimits(env: Env): XmlLimits {
 function serverLimits(env: Env): ServerLimits {
   const d = DEFAULT_SERVER_LIMITS;
   const ms = (name: string, fallback: number) => integer(env[name], fallback, name, 100, 3_600_000);
+  const headersTimeoutMs = ms('SCOOP_HEADERS_TIMEOUT_MS', d.headersTimeoutMs);
+  const requestTimeoutMs = ms('SCOOP_REQUEST_TIMEOUT_MS', d.requestTimeoutMs);
+  // The head is part of the request: node refuses to start with a longer head timeout.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new SettingsError(
+      `SCOOP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed SCOOP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
+  }
   return {
-    headersTimeoutMs: ms('SCOOP_HEADERS_TIMEOUT_MS', d.headersTimeoutMs),
-    requestTimeoutMs: ms('SCOOP_REQUEST_TIMEOUT_MS', d.requestTimeoutMs),
+    headersTimeoutMs,
+    requestTimeoutMs,
     keepAliveTimeoutMs: ms('SCOOP_KEEP_ALIVE_TIMEOUT_MS', d.keepAliveTimeoutMs),
     maxHeaderBytes: integer(
       env.SCOOP_MAX_HEADER_BYTES,

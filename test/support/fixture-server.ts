@@ -8,6 +8,7 @@ import pino from 'pino';
 import { hashToken } from '../../src/auth/tokens.ts';
 import type { AppOptions } from '../../src/server/app.ts';
 import { type RunningServer, startServer } from '../../src/server/http-server.ts';
+import type { ServerLimits } from '../../src/server/settings.ts';
 import { readBundle } from '../../src/store/bundle/read-bundle.ts';
 import type { ContentStore } from '../../src/store/content-store.ts';
 import { importBundle } from '../../src/store/import.ts';
@@ -34,6 +35,7 @@ export async function startFixture(
   overrides: Partial<AppOptions> = {},
   bundles = [REFERENCE_BUNDLE, EXTRAS_BUNDLE],
   database: TestDatabase = SQLITE,
+  limits?: ServerLimits,
 ): Promise<Fixture> {
   const opened = await database.open();
   const store = opened.store;
@@ -56,6 +58,7 @@ export async function startFixture(
     },
     '127.0.0.1',
     0,
+    limits,
   );
   return {
     server,
