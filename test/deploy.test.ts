@@ -1,8 +1,9 @@
 /**
  * docs/deploy/: the systemd units pass `systemd-analyze verify` (no unknown key, no bad
- * value, the commands exist), and every SCOOP_ variable the environment files set is one
- * that scoop reads and the README or docs/operations.md documents. (nginx.conf is run by
- * test/nginx.test.ts.)
+ * value, the commands exist), every SCOOP_ variable the environment files set is one
+ * that scoop reads and the README or docs/operations.md documents, and every folder an
+ * instance writes with those settings lies under the units' ReadWritePaths. (nginx.conf
+ * and the units' commands are run by test/nginx.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -11,6 +12,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { promisify } from 'node:util';
+import { serveSettings } from '../src/server/settings.ts';
+import { isPostgresUrl } from '../src/store/postgres/location.ts';
 
 const run = promisify(execFile);
 const DEPLOY = 'docs/deploy';
@@ -42,4 +45,65 @@ test('the environment files set only documented settings', () => {
       assert.ok(documented.includes(`\`${name}\``), `${file}: ${name} is documented`);
     }
   }
+});
+
+/** The values of `key=` in a unit file, in order. */
+function unitValues(unit: string, key: string): string[] {
+  const text = readFileSync(path.join(DEPLOY, unit), 'utf8');
+  return [...text.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))].map((m) => m[1]!.trim());
+}
+
+/** VARIABLE=value lines of an environment file; with `commented`, the `#VARIABLE=value` alternatives instead. */
+function envFile(file: string, commented = false): Record<string, string>[] {
+  const lines = readFileSync(path.join(DEPLOY, file), 'utf8').split('\n');
+  const pattern = commented ? /^#([A-Z][A-Z0-9_]*)=(.*)$/ : /^([A-Z][A-Z0-9_]*)=(.*)$/;
+  return lines.flatMap((line) => {
+    const m = pattern.exec(line);
+    return m ? [{ [m[1]!]: m[2]! }] : [];
+  });
+}
+
+test('everything an instance writes lies under ReadWritePaths; the store is PostgreSQL first', () => {
+  const units = ['scoop@.service', 'scoop-import.service'];
+  const writable = unitValues('scoop@.service', 'ReadWritePaths');
+  for (const unit of units) assert.deepEqual(unitValues(unit, 'ReadWritePaths'), writable, unit);
+  const [workingDirectory] = unitValues('scoop@.service', 'WorkingDirectory');
+  assert.ok(workingDirectory);
+  const under = (place: string) => {
+    const resolved = path.resolve(workingDirectory, place);
+    return writable.some((root) => resolved === root || resolved.startsWith(`${root}/`));
+  };
+
+  const shared = Object.assign({}, ...envFile('scoop.env')) as Record<string, string>;
+  assert.ok(
+    isPostgresUrl(shared.SCOOP_DB ?? ''),
+    `scoop.env's SCOOP_DB is a PostgreSQL URL: ${shared.SCOOP_DB}`,
+  );
+  // The store as documented, and each commented-out alternative to it (the SQLite file).
+  const alternatives = envFile('scoop.env', true).flatMap((entry) => entry.SCOOP_DB ?? []);
+  assert.ok(alternatives.length > 0, 'scoop.env shows the SQLite alternative');
+  for (const db of [shared.SCOOP_DB!, ...alternatives]) {
+    for (const instance of ['scoop-a.env', 'scoop-b.env']) {
+      const env = Object.assign({}, shared, ...envFile(instance), { SCOOP_DB: db });
+      const { cacheDir } = serveSettings({}, env).images;
+      assert.ok(
+        cacheDir !== undefined && under(cacheDir),
+        `${db}: the variant cache ${cacheDir} is writable`,
+      );
+      if (!isPostgresUrl(db)) assert.ok(under(db), `the SQLite file ${db} is writable`);
+    }
+  }
+});
+
+test('the units start after PostgreSQL, and the instances migrate before serving', () => {
+  for (const unit of ['scoop@.service', 'scoop-import.service']) {
+    for (const key of ['After', 'Wants'])
+      assert.ok(
+        unitValues(unit, key).join(' ').split(' ').includes('postgresql.service'),
+        `${unit}: ${key}=`,
+      );
+  }
+  assert.deepEqual(unitValues('scoop@.service', 'ExecStartPre'), [
+    '/usr/bin/node /opt/scoop/bin/scoop.js migrate',
+  ]);
 });

@@ -1,11 +1,18 @@
 /**
- * docs/deploy/nginx.conf, run as written: Debian's nginx (installed by
- * scripts/ensure-debian-packages.sh when missing; the test fails when it cannot be) in
- * front of two `scoop serve` instances on one SQLite file. Only the ports, the
- * certificate and the test's own main configuration (no daemon, a single process, files
- * in a scratch folder) differ from what an operator copies. Requests are spread over both
- * instances (counted from each one's per-request log lines), WSDL addresses follow the
- * forwarded proto and host, and with one instance stopped every request still succeeds.
+ * docs/deploy/ run as written: the units' commands with scoop.env and scoop-a.env /
+ * scoop-b.env as they stand — the release step (`ExecStartPre`, `scoop migrate`), the
+ * import job (`scoop import`, of the demo bundle), then two instances (`ExecStart`, `scoop
+ * serve`, each a cluster of SCOOP_WORKERS processes) — behind docs/deploy/nginx.conf in
+ * Debian's nginx (installed by scripts/ensure-debian-packages.sh when missing; the test
+ * fails when it cannot be). Once on one PostgreSQL, as documented, and once on the SQLite
+ * file scoop.env offers instead. Replaced are only: ports, the certificate, the database
+ * (a fresh schema of the test server; the SQLite file in a scratch folder), /var/lib/scoop
+ * (a scratch folder) and nginx's own main configuration (no daemon, a single process,
+ * files in the scratch folder).
+ *
+ * Both instances are ready (/readyz), requests are spread over both (counted from each
+ * one's per-request log lines), WSDL addresses follow the forwarded proto and host, and
+ * with one instance stopped every request still succeeds.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -15,11 +22,13 @@ import { request as httpsRequest } from 'node:https';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, type TestContext, test } from 'node:test';
 import { promisify } from 'node:util';
+import { POSTGRES, SQLITE, type TestDatabase, type TestLocation } from './support/databases.ts';
 import {
   type Answer,
   eventually,
+  getFresh,
   listeningUrl,
   type ServeProcess,
   serveProcesses,
@@ -27,23 +36,82 @@ import {
 
 const run = promisify(execFile);
 const NGINX = '/usr/sbin/nginx';
-const SITE = readFileSync('docs/deploy/nginx.conf', 'utf8');
-const NS = 'http://scoop.example.org/api';
+const DEPLOY = 'docs/deploy';
+const SITE = readFileSync(path.join(DEPLOY, 'nginx.conf'), 'utf8');
 const HOST = 'api.example.org';
+/** The units' one writable folder (ReadWritePaths), where every path scoop writes lies (test/deploy.test.ts). */
+const DATA = /^ReadWritePaths=(\S+)$/m.exec(readFileSync(path.join(DEPLOY, 'scoop@.service'), 'utf8'))![1]!;
+/** How the units run scoop: `/usr/bin/node /opt/scoop/bin/scoop.js <args>`. */
+const SCOOP = '/usr/bin/node /opt/scoop/bin/scoop.js ';
+const BUNDLE = '/srv/scoop/bundle';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'scoop-nginx-'));
 const serves = serveProcesses();
-let nginx: ChildProcess | undefined;
-after(async () => {
-  if (nginx && nginx.exitCode === null && nginx.signalCode === null) {
-    const exited = new Promise((resolve) => nginx!.once('exit', resolve));
-    nginx.kill('SIGTERM');
-    const timer = setTimeout(() => nginx!.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-  }
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** VARIABLE=value lines of a docs/deploy environment file (`#VARIABLE=value` ones with `commented`). */
+function envFile(name: string, commented = false): Record<string, string> {
+  const pattern = commented ? /^#([A-Z][A-Z0-9_]*)=(.*)$/ : /^([A-Z][A-Z0-9_]*)=(.*)$/;
+  const entries = readFileSync(path.join(DEPLOY, name), 'utf8')
+    .split('\n')
+    .flatMap((line) => {
+      const m = pattern.exec(line);
+      return m ? [[m[1]!, m[2]!] as const] : [];
+    });
+  return Object.fromEntries(entries);
+}
+
+/** The scoop arguments of a unit's `key=` command line. */
+function unitCommand(unit: string, key: string): string[] {
+  const lines = [
+    ...readFileSync(path.join(DEPLOY, unit), 'utf8').matchAll(new RegExp(`^${key}=(.*)$`, 'gm')),
+  ];
+  assert.equal(lines.length, 1, `one ${key}= in ${unit}`);
+  const line = lines[0]![1]!.trim();
+  assert.ok(line.startsWith(SCOOP), `${unit} runs scoop: ${line}`);
+  return line.slice(SCOOP.length).split(/\s+/);
+}
+
+/** The test's stand-in for `/var/lib/scoop` of one database's run. */
+const dataFolder = (database: TestDatabase) => path.join(dir, database.name, 'var-lib-scoop');
+
+/** A value of the env files, with /var/lib/scoop moved into the scratch folder. */
+function placed(value: string, database: TestDatabase): string {
+  return value === DATA || value.startsWith(`${DATA}/`)
+    ? dataFolder(database) + value.slice(DATA.length)
+    : value;
+}
+
+/** The environment of a unit: no SCOOP_ variable of the test's own, then the env files. */
+function unitEnvironment(
+  files: readonly Record<string, string>[],
+  database: TestDatabase,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env))
+    if (value !== undefined && !name.startsWith('SCOOP_')) env[name] = value;
+  for (const file of files)
+    for (const [name, value] of Object.entries(file)) env[name] = placed(value, database);
+  return env;
+}
+
+/** `node bin/scoop.js <args>` as a unit's oneshot command; resolves once it exited 0. */
+function runScoop(args: readonly string[], env: Readonly<Record<string, string>>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/scoop.js', ...args], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => {
+      stderr += text;
+    });
+    child.on('error', reject);
+    child.once('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`scoop ${args.join(' ')} exited ${code}: ${stderr}`)),
+    );
+  });
+}
 
 function freePort(): Promise<number> {
   const server = createServer();
@@ -68,7 +136,8 @@ interface Ports {
   readonly b: number;
 }
 
-function renderConfig(ports: Ports): string {
+/** nginx's main configuration around the site file, both written into `folder`. */
+function renderConfig(ports: Ports, folder: string): string {
   let site = SITE;
   site = substitute(site, 'server 127.0.0.1:8081;', `server 127.0.0.1:${ports.a};`);
   site = substitute(site, 'server 127.0.0.1:8082;', `server 127.0.0.1:${ports.b};`);
@@ -76,35 +145,51 @@ function renderConfig(ports: Ports): string {
   site = substitute(site, 'listen 443 ssl;', `listen 127.0.0.1:${ports.https} ssl;`);
   site = substitute(site, '/etc/ssl/scoop/fullchain.pem', path.join(dir, 'cert.pem'));
   site = substitute(site, '/etc/ssl/scoop/privkey.pem', path.join(dir, 'key.pem'));
-  writeFileSync(path.join(dir, 'scoop.conf'), site);
-  const temp = (name: string) => path.join(dir, 'temp', name);
+  writeFileSync(path.join(folder, 'scoop.conf'), site);
+  const temp = (name: string) => path.join(folder, 'temp', name);
   for (const name of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'])
     mkdirSync(temp(name), { recursive: true });
   // What Debian's /etc/nginx/nginx.conf provides around sites-enabled/, but in the scratch
   // folder, in the foreground and as one process, so nothing outlives the test.
   return `daemon off;
 master_process off;
-pid ${path.join(dir, 'nginx.pid')};
-error_log ${path.join(dir, 'error.log')} warn;
+pid ${path.join(folder, 'nginx.pid')};
+error_log ${path.join(folder, 'error.log')} warn;
 events { worker_connections 256; }
 http {
-  access_log ${path.join(dir, 'access.log')};
+  access_log ${path.join(folder, 'access.log')};
   client_body_temp_path ${temp('body')};
   proxy_temp_path ${temp('proxy')};
   fastcgi_temp_path ${temp('fastcgi')};
   uwsgi_temp_path ${temp('uwsgi')};
   scgi_temp_path ${temp('scgi')};
-  include ${path.join(dir, 'scoop.conf')};
+  include ${path.join(folder, 'scoop.conf')};
 }
 `;
 }
 
-async function startNginx(ports: Ports): Promise<void> {
-  const conf = path.join(dir, 'nginx.conf');
-  writeFileSync(conf, renderConfig(ports));
-  const errorLog = path.join(dir, 'error.log');
-  const child = spawn(NGINX, ['-e', errorLog, '-p', `${dir}/`, '-c', conf], { stdio: 'ignore' });
-  nginx = child;
+const nginxes: ChildProcess[] = [];
+after(async () => {
+  for (const nginx of nginxes) await stopProcess(nginx);
+});
+
+/** SIGTERM, then SIGKILL after 5 s; resolves once it exited. */
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function startNginx(ports: Ports, folder: string): Promise<ChildProcess> {
+  mkdirSync(folder, { recursive: true });
+  const conf = path.join(folder, 'nginx.conf');
+  writeFileSync(conf, renderConfig(ports, folder));
+  const errorLog = path.join(folder, 'error.log');
+  const child = spawn(NGINX, ['-e', errorLog, '-p', `${folder}/`, '-c', conf], { stdio: 'ignore' });
+  nginxes.push(child);
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (child.exitCode !== null) {
@@ -117,7 +202,7 @@ async function startNginx(ports: Ports): Promise<void> {
       });
       socket.on('error', () => resolve(false));
     });
-    if (up) return;
+    if (up) return child;
     assert.ok(Date.now() < deadline, 'nginx listens within 10 s');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -133,6 +218,7 @@ interface Call {
   readonly body?: string;
 }
 
+const NS = envFile('scoop.env').SCOOP_NAMESPACE;
 const GET_BEREICH: Call = { method: 'GET', path: '/scoop/api/v6/public.asmx/getBereich?bereichID=1' };
 const SOAP_ANHANG: Call = {
   method: 'POST',
@@ -165,49 +251,119 @@ function send(port: number, call: Call, id: string): Promise<Answer> {
 const requestsTagged = (serve: ServeProcess, prefix: string) =>
   serve.lines.filter((l) => l.msg === 'request' && String(l.reqId).startsWith(prefix)).length;
 
-describe('nginx in front of two instances (docs/deploy/nginx.conf)', () => {
+let prepared: Promise<void> | undefined;
+/** nginx installed and a certificate for HOST, once for every run. */
+function prepare(): Promise<void> {
+  prepared ??= (async () => {
+    // Asynchronously: apt may take a while, and nothing may block this process. No skip:
+    // a machine that cannot install nginx fails here.
+    await run('scripts/ensure-debian-packages.sh', ['nginx', 'openssl'], { timeout: 600_000 });
+    assert.ok(existsSync(NGINX), `${NGINX} is missing after installing nginx`);
+    await run(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+      ].concat(
+        ['-subj', `/CN=${HOST}`, '-addext', `subjectAltName=DNS:${HOST}`],
+        ['-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')],
+      ),
+    );
+  })();
+  return prepared;
+}
+
+/**
+ * Where the store of this run lives, as SCOOP_DB: for PostgreSQL a fresh schema of the
+ * test server (scoop.env's own URL names the production database); for SQLite the file
+ * scoop.env offers as its alternative, under the stand-in for /var/lib/scoop.
+ */
+async function storeFor(database: TestDatabase): Promise<{ db: string; place?: TestLocation }> {
+  if (database.name === 'postgres') {
+    assert.match(envFile('scoop.env').SCOOP_DB ?? '', /^postgres:\/\//, 'scoop.env: SCOOP_DB is PostgreSQL');
+    const place = await database.newLocation();
+    return { db: place.location, place };
+  }
+  const file = envFile('scoop.env', true).SCOOP_DB;
+  assert.ok(file?.startsWith(`${DATA}/`), `scoop.env offers a SQLite file under ${DATA}: ${file}`);
+  return { db: placed(file, database) };
+}
+
+// PostgreSQL first: the deployment as documented; then the SQLite file it offers instead.
+for (const database of [POSTGRES, SQLITE]) {
+  describe(`nginx in front of two instances on ${database.name} (docs/deploy)`, () => deployment(database));
+}
+
+function deployment(database: TestDatabase): void {
+  const check = (name: string, fn: (t: TestContext) => Promise<void>) =>
+    test(name, { skip: database.skip ?? false, timeout: 30_000 }, fn);
   let a: ServeProcess;
   let b: ServeProcess;
   let ports: Ports;
+  let folder: string;
+  let place: TestLocation | undefined;
 
   before(
     async () => {
-      // Asynchronously: apt may take a while, and nothing may block this process. No skip:
-      // a machine that cannot install nginx fails here.
-      await run('scripts/ensure-debian-packages.sh', ['nginx', 'openssl'], { timeout: 600_000 });
-      assert.ok(existsSync(NGINX), `${NGINX} is missing after installing nginx`);
-      await run(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'ec',
-          '-pkeyopt',
-          'ec_paramgen_curve:prime256v1',
-          '-nodes',
-          '-days',
-          '1',
-        ].concat(
-          ['-subj', `/CN=${HOST}`, '-addext', `subjectAltName=DNS:${HOST}`],
-          ['-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')],
-        ),
+      if (database.skip) return;
+      await prepare();
+      const store = await storeFor(database);
+      place = store.place;
+      const shared = envFile('scoop.env');
+      const env = unitEnvironment([shared, { SCOOP_DB: store.db }], database);
+      // The release step, then the import job (the CMS's bundle: the demo one), as the units run them.
+      await runScoop(unitCommand('scoop@.service', 'ExecStartPre'), env);
+      const importArgs = unitCommand('scoop-import.service', 'ExecStart');
+      assert.ok(importArgs.includes(BUNDLE));
+      await runScoop(
+        importArgs.map((arg) => (arg === BUNDLE ? 'examples/demo-bundle' : arg)),
+        env,
       );
-      const db = path.join(dir, 'data', 'scoop.db');
-      const env = { SCOOP_TRUST_PROXY: 'on' };
-      a = serves.start(['--port', '0', '--db', db, '--seed', 'examples/demo-bundle'], env);
-      const portOf = async (serve: ServeProcess) =>
-        Number(new URL(String((await listeningUrl(serve)).url)).port);
-      const portA = await portOf(a);
-      // The second starts once the first has seeded the shared file.
-      b = serves.start(['--port', '0', '--db', db], env);
-      ports = { http: await freePort(), https: await freePort(), a: portA, b: await portOf(b) };
-      await startNginx(ports);
+      // Both instances at once, as `systemctl enable --now scoop@a scoop@b` starts them.
+      const serveArgs = unitCommand('scoop@.service', 'ExecStart');
+      assert.equal(serveArgs[0], 'serve');
+      const instance = async (name: 'a' | 'b') => {
+        const own: Record<string, string> = { ...envFile(`scoop-${name}.env`) };
+        assert.ok(own.SCOOP_PORT && own.SCOOP_ADMIN_PORT, `scoop-${name}.env sets both ports`);
+        own.SCOOP_PORT = String(await freePort());
+        own.SCOOP_ADMIN_PORT = String(await freePort());
+        return serves.start(
+          serveArgs.slice(1),
+          unitEnvironment([shared, { SCOOP_DB: store.db }, own], database),
+        );
+      };
+      // serveProcesses lays the test's own environment beneath (a SCOOP_ variable exported in
+      // the shell that the env files leave unset would reach the instances too).
+      [a, b] = [await instance('a'), await instance('b')];
+      const workers = Number(shared.SCOOP_WORKERS);
+      const [lineA, lineB] = await Promise.all([listeningUrl(a, workers), listeningUrl(b, workers)]);
+      for (const line of [lineA, lineB]) {
+        const ready = await getFresh(`${String(line.admin)}/readyz`);
+        assert.equal(ready.status, 200, ready.body);
+        assert.equal((JSON.parse(ready.body) as { status: string }).status, 'ready');
+      }
+      const portOf = (line: typeof lineA) => Number(new URL(String(line.url)).port);
+      ports = { http: await freePort(), https: await freePort(), a: portOf(lineA), b: portOf(lineB) };
+      folder = path.join(dir, database.name, 'nginx');
+      await startNginx(ports, folder);
     },
     { timeout: 620_000 },
   );
 
-  test('requests are spread over both instances', { timeout: 30_000 }, async () => {
+  after(async () => {
+    for (const serve of [a, b]) if (serve && serve.child.exitCode === null) serve.child.kill('SIGTERM');
+    await Promise.all([a, b].map((serve) => serve?.exited));
+    await place?.dispose();
+  });
+
+  check('requests are spread over both instances', async () => {
     const lanes = Array.from({ length: 4 }, async (_, lane) => {
       for (let i = 0; i < 50; i++) {
         const id = `spread-${lane}-${i}`;
@@ -223,7 +379,7 @@ describe('nginx in front of two instances (docs/deploy/nginx.conf)', () => {
     for (const share of shares) assert.ok(share >= 50, `each instance answered a share: ${shares}`);
   });
 
-  test('WSDL addresses use the proto and host nginx forwards', { timeout: 30_000 }, async () => {
+  check('WSDL addresses use the proto and host nginx forwards', async () => {
     const wsdlPath = '/scoop/api/v6/public.asmx?WSDL';
     const plain = await send(ports.http, { method: 'GET', path: wsdlPath }, 'wsdl-http');
     assert.match(plain.body, new RegExp(`location="http://${HOST}/scoop/api/v6/public.asmx"`));
@@ -251,7 +407,7 @@ describe('nginx in front of two instances (docs/deploy/nginx.conf)', () => {
     assert.match(secure, new RegExp(`location="https://${HOST}/scoop/api/v6/public.asmx"`));
   });
 
-  test('with one instance stopped (SIGTERM) every request still succeeds', { timeout: 30_000 }, async (t) => {
+  check('with one instance stopped (SIGTERM) every request still succeeds', async (t) => {
     let stopped = false;
     let late = 0;
     const failures: string[] = [];
@@ -279,7 +435,7 @@ describe('nginx in front of two instances (docs/deploy/nginx.conf)', () => {
     assert.deepEqual(failures, [], 'no request failed, during the stop or after it');
     assert.ok(late >= 200);
     await eventually(() => requestsTagged(a, 'late-') === late, 'the remaining instance answered each');
-    const skipped = readFileSync(path.join(dir, 'error.log'), 'utf8').match(/upstream/g)?.length ?? 0;
+    const skipped = readFileSync(path.join(folder, 'error.log'), 'utf8').match(/upstream/g)?.length ?? 0;
     t.diagnostic(`nginx logged ${skipped} upstream errors (the stopped instance, skipped)`);
   });
-});
+}
