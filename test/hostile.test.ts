@@ -940,6 +940,33 @@ add(
   soap11(PUBLIC, bereich11('<bereichID xsi:nil="1"/>')),
 );
 add(
+  'soap11 an xsi:nil copy before the real parameter',
+  'soap11',
+  'DUPLICATE_PARAMETER',
+  soap11(PUBLIC, bereich11('<bereichID xsi:nil="true"/><bereichID>1</bereichID>')),
+);
+add(
+  'soap12 an xsi:nil copy after the real parameter',
+  'soap12',
+  'DUPLICATE_PARAMETER',
+  soap12(PUBLIC, bereich12('<bereichID>1</bereichID><bereichID xsi:nil="1"/>')),
+);
+add(
+  'soap11 an xsi:nil resizeModes beside a real one',
+  'soap11',
+  'DUPLICATE_PARAMETER',
+  soap11(
+    PUBLIC,
+    envelope(
+      '1.1',
+      op(
+        'getBild',
+        '<bildID>201</bildID><width>0</width><height>0</height><resizeModes xsi:nil="true"/><resizeModes><resizeMode>fit</resizeMode></resizeModes>',
+      ),
+    ),
+  ),
+);
+add(
   'httpget getBild without width',
   'httpget',
   'MISSING_PARAMETER',
@@ -1180,6 +1207,46 @@ for (const [name, query] of [
     get(`${PUBLIC}/getBereich?${query}`),
   );
 }
+// -- characters XML forbids (XML 1.0 §2.2) in string parameters: not an xs:string.
+for (const [name, value] of [
+  ['NUL', '%00'],
+  ['U+0001 inside', 'a%01b%40example.org'],
+  ['a vertical tab', 'a%0Bb%40example.org'],
+  ['U+FFFE', '%EF%BF%BE'],
+  ['U+FFFF at the end', 'a%40example.org%EF%BF%BF'],
+] as const) {
+  add(
+    `httpget a forbidden character in a string: ${name}`,
+    'httpget',
+    'INVALID_PARAMETER',
+    get(`${V6}/getAbonnierteNewsletter?email=${value}`, [`Authorization: Bearer ${TOKEN}`]),
+  );
+}
+add(
+  'httppost a forbidden character in a string: U+0001',
+  'httppost',
+  'INVALID_PARAMETER',
+  post(`${V6}/getAbonnierteNewsletter`, FORM, 'email=%01', [`Authorization: Bearer ${TOKEN}`]),
+);
+add(
+  'httppost a forbidden character in a string: U+FFFE',
+  'httppost',
+  'INVALID_PARAMETER',
+  post(`${V6}/getAbonnierteNewsletter`, FORM, 'email=x%EF%BF%BEy', [`Authorization: Bearer ${TOKEN}`]),
+);
+add(
+  'httppost a raw U+001F byte in a string',
+  'httppost',
+  'INVALID_PARAMETER',
+  post(`${V6}/getAbonnierteNewsletter`, FORM, bytes('email=a\u001fb'), [`Authorization: Bearer ${TOKEN}`]),
+);
+add(
+  'httppost a forbidden character in resizeModes',
+  'httppost',
+  'INVALID_PARAMETER',
+  post(`${PUBLIC}/getBild`, FORM, 'bildID=201&width=0&height=0&resizeModes=fit%00'),
+);
+
 add(
   'httppost percent-encoding: %FF',
   'httppost',
@@ -1433,6 +1500,24 @@ add(
   'httpget',
   'AUTH_FAILED',
   get(`${V7}/getNewsletter`, [`Authorization: Bearer ${TOKEN}, Bearer ${TOKEN}`]),
+);
+add(
+  'httppost a parameter in the URL of a POST',
+  'httppost',
+  'PARAMETER_IN_URL',
+  post(`${PUBLIC}/getBereich?bereichID=1`, FORM, ''),
+);
+add(
+  'httppost a parameter in both the URL and the form of a POST',
+  'httppost',
+  'PARAMETER_IN_URL',
+  post(`${PUBLIC}/getBereich?BEREICHID=2`, FORM, 'bereichID=1'),
+);
+add(
+  'httppost an unknown name in the URL of a POST is ignored',
+  'httppost',
+  'ok',
+  post(`${PUBLIC}/getBereich?_=1700000000`, FORM, 'bereichID=1'),
 );
 add(
   'httppost two token form fields',

@@ -49,6 +49,11 @@ export const ERRORS = {
     summary: 'The token is missing, malformed, unknown or revoked (deliberately not told apart).',
   },
   TOKEN_IN_URL: { status: 400, side: 'client', summary: 'A token was sent in the URL query string.' },
+  PARAMETER_IN_URL: {
+    status: 400,
+    side: 'client',
+    summary: 'An HTTP POST carries an operation parameter in its URL query string, not its form body.',
+  },
   DUPLICATE_HEADER: {
     status: 400,
     side: 'client',

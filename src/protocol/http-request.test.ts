@@ -12,6 +12,7 @@ import {
   hasTokenField,
   parseForm,
   readFormBody,
+  refuseQueryParameters,
   TOKEN_FIELD,
 } from './http-request.ts';
 
@@ -135,6 +136,59 @@ describe('formParameters', () => {
   test('works on pairs built by hand', () => {
     const pairs: FormPair[] = [{ name: 'resizemodes', value: 'stretch' }];
     assert.deepEqual(asObject(formParameters(getBild, pairs)), { resizeModes: ['stretch'] });
+  });
+
+  test('a value with a character XML forbids is INVALID_PARAMETER, naming the parameter and character', () => {
+    const newsletter = op('getAbonnierteNewsletter');
+    for (const [encoded, shown] of [
+      ['%00', 'U+0000'],
+      ['a%01b', 'U+0001'],
+      ['a%08', 'U+0008'],
+      ['%0B', 'U+000B'],
+      ['%0C', 'U+000C'],
+      ['%1F', 'U+001F'],
+      ['x%EF%BF%BE', 'U+FFFE'],
+      ['%EF%BF%BF', 'U+FFFF'],
+    ] as const) {
+      const error = assertScoopError(
+        () => formParameters(newsletter, parseForm(`EMAIL=${encoded}@example.org`)),
+        'INVALID_PARAMETER',
+      );
+      assert.ok(error.message.startsWith(`Parameter email holds the character ${shown},`), error.message);
+    }
+    assertScoopError(() => formParameters(getBild, parseForm('resizeModes=crop%00')), 'INVALID_PARAMETER');
+  });
+
+  test('tab, line breaks, DEL, C1 controls and characters beyond the BMP are allowed, as in XML', () => {
+    const newsletter = op('getAbonnierteNewsletter');
+    const value = 'a\tb\nc\rd\u007fe\u0085f\uFFFDg\u{1F600}@example.org';
+    assert.deepEqual(asObject(formParameters(newsletter, [{ name: 'email', value }])), { email: [value] });
+  });
+
+  test('forbidden characters in names or values the operation does not have are ignored with them', () => {
+    assert.deepEqual(asObject(formParameters(getBereich, parseForm('bereichID=1&x=%00&%01=1'))), {
+      bereichID: ['1'],
+    });
+  });
+});
+
+describe('refuseQueryParameters (HTTP POST)', () => {
+  const getBereich = op('getBereich');
+
+  test('an operation parameter in the query is PARAMETER_IN_URL, in any letter case', () => {
+    for (const query of ['bereichID=1', 'BEREICHID=2', 'x=1&bereichid=', 'bereichID']) {
+      const error = assertScoopError(
+        () => refuseQueryParameters(getBereich, parseForm(query)),
+        'PARAMETER_IN_URL',
+      );
+      assert.match(error.message, /^Parameter bereichID /);
+    }
+  });
+
+  test('names the operation does not have are ignored, as are an empty query and other operations', () => {
+    refuseQueryParameters(getBereich, parseForm(''));
+    refuseQueryParameters(getBereich, parseForm('_=1700000000&wsdl&bildID=3'));
+    refuseQueryParameters(op('getNewsletter'), parseForm('bereichID=1'));
   });
 });
 

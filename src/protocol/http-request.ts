@@ -6,6 +6,7 @@
  */
 import { ScoopError } from '../contract/errors.ts';
 import type { Operation } from '../contract/operations.ts';
+import { XML_FORBIDDEN } from '../xml/escape.ts';
 import type { RawParameters } from './coerce.ts';
 import { decodeBody, type MediaType } from './content-type.ts';
 
@@ -40,18 +41,52 @@ export function parseForm(text: string): FormPair[] {
   return pairs;
 }
 
+/**
+ * A parameter value with a character XML 1.0 does not allow (§2.2 Char: C0 controls other
+ * than tab, LF and CR; U+FFFE, U+FFFF) is not an xs:string (XML Schema part 2 §3.2.1), and
+ * could not be carried in the SOAP bindings at all: refused, not passed on.
+ */
+function checkCharacters(name: string, value: string): void {
+  const found = XML_FORBIDDEN.exec(value);
+  if (found) {
+    const code = found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    throw new ScoopError(
+      'INVALID_PARAMETER',
+      `Parameter ${name} holds the character U+${code}, which XML does not allow.`,
+    );
+  }
+}
+
 export function formParameters(operation: Operation, pairs: readonly FormPair[]): RawParameters {
   const byName = new Map(operation.params.map((p) => [p.name.toLowerCase(), p] as const));
   const raw = new Map<string, string[]>();
   for (const { name, value } of pairs) {
     const param = byName.get(name.toLowerCase());
     if (!param) continue;
+    checkCharacters(param.name, value);
     const values = raw.get(param.name) ?? [];
     if (param.type.kind === 'array') values.push(...value.split(','));
     else values.push(value);
     raw.set(param.name, values);
   }
   return raw;
+}
+
+/**
+ * HTTP POST reads its parameters from the form body only, as the original did; one also in
+ * the URL's query string would be ignored or taken, a guess either way, so it is refused.
+ * Names the operation does not know are ignored, as everywhere (a cache-busting `?_=1`).
+ */
+export function refuseQueryParameters(operation: Operation, queryPairs: readonly FormPair[]): void {
+  const known = new Set(operation.params.map((p) => p.name.toLowerCase()));
+  const found = queryPairs.find((pair) => known.has(pair.name.toLowerCase()));
+  if (found) {
+    const param = operation.params.find((p) => p.name.toLowerCase() === found.name.toLowerCase())!;
+    throw new ScoopError(
+      'PARAMETER_IN_URL',
+      `Parameter ${param.name} was sent in the URL of an HTTP POST; send it in the form body.`,
+    );
+  }
 }
 
 export function hasTokenField(pairs: readonly FormPair[]): boolean {

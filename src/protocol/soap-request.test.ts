@@ -398,9 +398,9 @@ describe('decodeSoapRequest: parameters', () => {
     assert.deepEqual(params(decode(envelope('1.2', { body }))), { bereichID: [''] });
   });
 
-  test('collects every occurrence of a repeated scalar (coerce refuses it)', () => {
+  test('a repeated scalar is DUPLICATE_PARAMETER', () => {
     const body = `<getBereich xmlns="${NS}"><bereichID>1</bereichID><bereichID>2</bereichID></getBereich>`;
-    assert.deepEqual(params(decode(envelope('1.2', { body }))), { bereichID: ['1', '2'] });
+    refuses(envelope('1.2', { body }), 'DUPLICATE_PARAMETER');
   });
 
   for (const nil of ['true', '1', ' true ']) {
@@ -420,9 +420,23 @@ describe('decodeSoapRequest: parameters', () => {
     assert.deepEqual(params(decode(envelope('1.2', { body }))), { bereichID: ['3'] });
   });
 
-  test('a nil occurrence next to a real one leaves the real one', () => {
-    const body = `<getBereich xmlns="${NS}"><bereichID xsi:nil="true"/><bereichID>4</bereichID></getBereich>`;
-    assert.deepEqual(params(decode(envelope('1.2', { body }))), { bereichID: ['4'] });
+  test('a nil occurrence next to a real one, in either order, is DUPLICATE_PARAMETER', () => {
+    for (const pair of [
+      '<bereichID xsi:nil="true"/><bereichID>4</bereichID>',
+      '<bereichID>4</bereichID><bereichID xsi:nil="1"/>',
+      '<bereichID xsi:nil="true"/><bereichID xsi:nil="true"/>',
+    ]) {
+      refuses(
+        envelope('1.2', { body: `<getBereich xmlns="${NS}">${pair}</getBereich>` }),
+        'DUPLICATE_PARAMETER',
+      );
+    }
+  });
+
+  test('a nil resizeModes next to a real one is DUPLICATE_PARAMETER', () => {
+    const modes = '<resizeModes xsi:nil="true"/><resizeModes><resizeMode>fit</resizeMode></resizeModes>';
+    const body = `<getBild xmlns="${NS}"><bildID>200</bildID><width>1</width><height>1</height>${modes}</getBild>`;
+    refuses(envelope('1.2', { body }), 'DUPLICATE_PARAMETER');
   });
 
   const bild = (modes: string) =>

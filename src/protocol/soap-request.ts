@@ -134,26 +134,30 @@ function isNil(element: XmlElement): boolean {
   return nil === 'true' || nil === '1';
 }
 
+/**
+ * Every parameter is a single element (maxOccurs 1 in the contract's schema), so a second
+ * occurrence is refused — an `xsi:nil` one too: which of two a client meant is a guess.
+ */
 function readParameters(element: XmlElement, operation: Operation, namespace: string): RawParameters {
   const raw = new Map<string, string[]>();
   for (const param of operation.params) {
     const occurrences = element.children.filter((c) => c.uri === namespace && c.local === param.name);
-    const present = occurrences.filter((c) => !isNil(c));
+    if (occurrences.length > 1) {
+      throw new ScoopError('DUPLICATE_PARAMETER', `Parameter ${param.name} was given more than once.`);
+    }
+    const present = occurrences[0];
+    if (present === undefined || isNil(present)) {
+      if (param.type.kind === 'array') raw.set(param.name, []);
+      continue;
+    }
     if (param.type.kind === 'array') {
-      if (present.length > 1) {
-        throw new ScoopError('DUPLICATE_PARAMETER', `Parameter ${param.name} was given more than once.`);
-      }
       const itemName = param.type.itemName;
-      const items = present[0]?.children.filter((c) => c.uri === namespace && c.local === itemName) ?? [];
       raw.set(
         param.name,
-        items.map((i) => i.text),
+        present.children.filter((c) => c.uri === namespace && c.local === itemName).map((i) => i.text),
       );
-    } else if (present.length > 0) {
-      raw.set(
-        param.name,
-        present.map((c) => c.text),
-      );
+    } else {
+      raw.set(param.name, [present.text]);
     }
   }
   return raw;
