@@ -81,3 +81,18 @@ test("a cached head lists the answer's headers and length, and each answer gets 
   assert.deepEqual(answerHead(cached, 'b').at(-1), 'b');
   assert.equal(cached.head.at(-1), '', 'the cached list itself is not changed');
 });
+
+test('an observer hears of every lookup as a hit or a miss, unless told not to', () => {
+  const heard: string[] = [];
+  const cache = new ResponseCache(1 << 20, { lookup: (result) => heard.push(result) });
+  cache.get('k', 1, 0);
+  cache.set('k', answer(1, 10, 1000));
+  cache.get('k', 1, 0);
+  cache.get('k', 2, 0);
+  cache.set('k', answer(1, 10, 1000));
+  cache.get('k', 1, 1000);
+  cache.set('k', answer(1, 10, 1000));
+  cache.get('k', 1, 0, false);
+  cache.get('other', 1, 0, false);
+  assert.deepEqual(heard, ['miss', 'hit', 'miss', 'miss']);
+});

@@ -11,6 +11,7 @@
 import type { Operation } from '../contract/operations.ts';
 import type { BindingName } from '../protocol/binding.ts';
 import type { SoapVersion } from '../protocol/namespaces.ts';
+import type { CacheObserver } from '../store/record-cache.ts';
 
 export interface CachedAnswer {
   readonly version: number;
@@ -91,23 +92,33 @@ export class ResponseCache {
   private readonly entries = new Map<string, Slot>();
   private bytes = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  /** `observer` is told of every lookup's result (the hit-rate metric). */
+  constructor(
+    private readonly maxBytes: number,
+    private readonly observer?: CacheObserver,
+  ) {}
 
   private static sizeOf(key: string, answer: CachedAnswer): number {
     return key.length * 2 + answer.body.length + 256;
   }
 
-  /** The answer for `key` if it belongs to `version` and has not expired. */
-  get(key: string, version: number, now: number): CachedAnswer | undefined {
+  /**
+   * The answer for `key` if it belongs to `version` and has not expired. `observe: false`
+   * keeps the lookup from the observer, for a caller that reports it itself (one request,
+   * one lookup counted).
+   */
+  get(key: string, version: number, now: number, observe = true): CachedAnswer | undefined {
     const slot = this.entries.get(key);
-    if (slot === undefined) return undefined;
-    if (slot.answer.version !== version || now >= slot.answer.expiresAt) {
+    if (slot !== undefined && (slot.answer.version !== version || now >= slot.answer.expiresAt)) {
       this.entries.delete(key);
       this.bytes -= slot.size;
-      return undefined;
+    } else if (slot !== undefined) {
+      slot.used = true;
+      if (observe) this.observer?.lookup('hit');
+      return slot.answer;
     }
-    slot.used = true;
-    return slot.answer;
+    if (observe) this.observer?.lookup('miss');
+    return undefined;
   }
 
   set(key: string, answer: CachedAnswer): void {
