@@ -84,6 +84,8 @@ export interface ImageServiceDeps {
   readonly resizer?: Resizer;
   /** Told about variant files that could not be written or read. */
   readonly onError?: (error: unknown) => void;
+  /** Told whether each variant came from the cache (see VariantCacheOptions.onLookup). */
+  readonly onCacheLookup?: (result: 'hit' | 'miss') => void;
 }
 
 async function contentOf(blob: StoredBlob): Promise<Buffer> {
@@ -112,6 +114,7 @@ export class ImageService {
       dir: settings.cacheDir,
       maxBytes: settings.cacheBytes,
       onError: deps.onError,
+      onLookup: deps.onCacheLookup,
     });
     return new ImageService(settings, cache, deps);
   }

@@ -68,6 +68,27 @@ describe('VariantCache', () => {
     assert.match(files(dir)[0]!, /\.png$/);
   });
 
+  test('onLookup hears a hit for a cached file or a resize under way, a miss for a resize of its own', async () => {
+    const heard: string[] = [];
+    const cache = await open({ dir: s.dir(), maxBytes: 10_000, onLookup: (result) => heard.push(result) });
+    let release!: () => void;
+    const slow = async (): Promise<MadeVariant> => {
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return { bytes: Buffer.alloc(10), format: 'png' };
+    };
+    const made = cache.getOrCreate('k', slow);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const joined = cache.getOrCreate('k', slow);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    release();
+    await Promise.all([made, joined]);
+    await cache.getOrCreate('k', maker(10).create);
+    await cache.getOrCreate('other', maker(10).create);
+    assert.deepEqual(heard, ['miss', 'hit', 'hit', 'miss']);
+  });
+
   test('the cache survives a restart: a new instance on the folder hits', async () => {
     const dir = s.dir();
     const first = await open({ dir, maxBytes: 10_000 });

@@ -30,6 +30,11 @@ export interface VariantCacheOptions {
   readonly maxBytes: number;
   /** Told about files that could not be written or read; the request is answered anyway. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Told of each request for a variant: `hit` when it needs no resize of its own (a cached
+   * file, or the same variant already being made), `miss` when it is resized for it.
+   */
+  readonly onLookup?: (result: 'hit' | 'miss') => void;
   /** The clock of last uses (ms); tests move it on. */
   readonly now?: () => number;
 }
@@ -251,8 +256,9 @@ export class VariantCache {
   async getOrCreate(key: string, create: () => Promise<MadeVariant>, source?: string): Promise<Variant> {
     const hash = createHash('sha256').update(key).digest('hex');
     const hit = await this.lookup(hash);
+    const pending = hit ? undefined : this.inFlight.get(hash);
+    this.options.onLookup?.(hit || pending ? 'hit' : 'miss');
     if (hit) return hit;
-    const pending = this.inFlight.get(hash);
     if (pending) return pending;
     const making = this.make(hash, create, source).finally(() => this.inFlight.delete(hash));
     this.inFlight.set(hash, making);
