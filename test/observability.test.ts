@@ -8,8 +8,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
+import { ImageService } from '../src/images/image-service.ts';
 import { createMetrics, type Metrics } from '../src/observe/metrics.ts';
-import { type AdminServer, registerStoreMetrics, startAdminServer } from '../src/server/admin-server.ts';
+import {
+  type AdminServer,
+  registerImageMetrics,
+  registerStoreMetrics,
+  startAdminServer,
+} from '../src/server/admin-server.ts';
 import { PRIMARY_METRICS } from '../src/server/cluster.ts';
 import { type RunningServer, startServer } from '../src/server/http-server.ts';
 import { type ContentStore, StoreUnavailableError } from '../src/store/content-store.ts';
@@ -44,8 +50,10 @@ describe('logs and metrics', () => {
       { level: 'info', base: undefined },
       { write: (line: string) => lines.push(JSON.parse(line)) },
     );
-    fixture = await startFixture({ logger, metrics });
+    const images = ImageService.uncached();
+    fixture = await startFixture({ logger, metrics, images });
     registerStoreMetrics(metrics, fixture.store);
+    registerImageMetrics(metrics, images);
     admin = await startAdminServer(metrics, fixture.store, '127.0.0.1', 0);
   });
   after(async () => {

@@ -2,7 +2,12 @@ import pino from 'pino';
 import { ImageService } from '../images/image-service.ts';
 import { VariantDirError } from '../images/variant-cache.ts';
 import { createMetrics } from '../observe/metrics.ts';
-import { registerStoreMetrics, startAdminServer, storeProbes } from '../server/admin-server.ts';
+import {
+  registerImageMetrics,
+  registerStoreMetrics,
+  startAdminServer,
+  storeProbes,
+} from '../server/admin-server.ts';
 import {
   becomesPrimary,
   isWorker,
@@ -97,8 +102,11 @@ export async function serveCommand(args: string[]): Promise<number> {
   // Opened in a cluster's primary too, so a bad folder stops the start before any fork.
   let images: ImageService;
   try {
+    const variantHits = metrics.cacheLookups.series('variants', 'hit');
+    const variantMisses = metrics.cacheLookups.series('variants', 'miss');
     images = await ImageService.open(settings.images, {
       onError: (err: unknown) => logger.warn({ err }, 'variant cache file failed; answered without it'),
+      onCacheLookup: (result) => (result === 'hit' ? variantHits : variantMisses).inc(),
     });
   } catch (error) {
     if (!(error instanceof VariantDirError)) throw error;
@@ -114,6 +122,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     await store.close();
     return runPrimary(settings, logger);
   }
+  registerImageMetrics(metrics, images);
   joinCluster(metrics.registry, storeProbes(metrics, store).readiness);
   const running = await startServer(
     {

@@ -5,10 +5,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Gauge } from 'prom-client';
+import type { ImageService } from '../images/image-service.ts';
 import type { Metrics } from '../observe/metrics.ts';
-import type { ContentStore } from '../store/content-store.ts';
+import type { ContentStore, ImportRun, ImportRuns } from '../store/content-store.ts';
 
 const READY_TIMEOUT_MS = 1000;
+/** Within one scrape, the import record is read once. */
+const SCRAPE_MEMO_MS = 1000;
 
 export interface AdminServer {
   readonly url: string;
@@ -46,21 +49,73 @@ export function registerStoreMetrics(metrics: Metrics, store: ContentStore): voi
       this.set(await store.contentVersion());
     },
   });
-  const lastImport = new Gauge({
+  // One read of the import record serves every gauge below in a scrape (each collects on
+  // its own, in turn); the store's own record, so imports run by `scoop import` in another
+  // process (or on another machine, with PostgreSQL) are counted here, where Prometheus scrapes.
+  let read: { at: number; runs: Promise<ImportRuns> } | undefined;
+  const recorded = (): Promise<ImportRuns> => {
+    const now = performance.now();
+    if (read === undefined || now - read.at > SCRAPE_MEMO_MS) read = { at: now, runs: store.importRuns() };
+    return read.runs;
+  };
+  const seconds = (run: ImportRun | undefined) => (run ? Date.parse(run.finishedAt) / 1000 : 0);
+  new Gauge({
     name: 'scoop_last_import_timestamp_seconds',
     help: 'When the last committed import finished (Unix time; 0 when none).',
     registers: [metrics.registry],
     ...ONE_STORE,
+    async collect() {
+      this.set(seconds((await recorded()).last));
+    },
   });
   new Gauge({
-    name: 'scoop_imports_committed',
-    help: 'Imports committed to the store so far (refused imports change nothing and are not counted).',
+    name: 'scoop_last_refused_import_timestamp_seconds',
+    help: 'When the last refused import was refused (Unix time; 0 when none).',
     registers: [metrics.registry],
     ...ONE_STORE,
     async collect() {
-      const runs = await store.importRuns();
-      this.set(runs.committed);
-      lastImport.set(runs.last ? Date.parse(runs.last.finishedAt) / 1000 : 0);
+      this.set(seconds((await recorded()).lastRefused));
+    },
+  });
+  new Gauge({
+    name: 'scoop_import_runs',
+    help: 'Imports run against the store so far, by outcome (committed or refused), by any process.',
+    labelNames: ['outcome'],
+    registers: [metrics.registry],
+    ...ONE_STORE,
+    async collect() {
+      const runs = await recorded();
+      this.set({ outcome: 'committed' }, runs.committed);
+      this.set({ outcome: 'refused' }, runs.refused);
+    },
+  });
+  new Gauge({
+    name: 'scoop_imports_committed',
+    help: 'Imports committed to the store so far (as scoop_import_runs{outcome="committed"}).',
+    registers: [metrics.registry],
+    ...ONE_STORE,
+    async collect() {
+      this.set((await recorded()).committed);
+    },
+  });
+}
+
+/** getBild's resize queue, read when Prometheus scrapes (summed over the workers of a cluster). */
+export function registerImageMetrics(metrics: Metrics, images: ImageService): void {
+  new Gauge({
+    name: 'scoop_resize_queue_length',
+    help: 'Resizes waiting for a slot (at most SCOOP_RESIZE_QUEUE; one more is refused as BUSY).',
+    registers: [metrics.registry],
+    collect() {
+      this.set(images.queue.stats.waiting);
+    },
+  });
+  new Gauge({
+    name: 'scoop_resizes_running',
+    help: 'Resizes running now (at most SCOOP_RESIZE_CONCURRENCY).',
+    registers: [metrics.registry],
+    collect() {
+      this.set(images.queue.stats.running);
     },
   });
 }

@@ -349,23 +349,52 @@ function storeBehaviour(db: TestDatabase): void {
       }
     });
 
-    test('every committed import is recorded with its content version; a refused one is not', async () => {
+    test('every import is recorded: committed ones with their content version, refused ones with why', async () => {
       const { store } = await s.open(db);
-      assert.deepEqual(await store.importRuns(), { committed: 0, last: undefined });
+      assert.deepEqual(await store.importRuns(), {
+        committed: 0,
+        refused: 0,
+        last: undefined,
+        lastRefused: undefined,
+      });
       await importFolder(store, s.bundle(bundleJson({ bereiche: [{ bereichID: 1 }] })), { now: () => 1000 });
+      // Refused inside the import's transaction (a reference), and before it (an invalid bundle.json).
       await assert.rejects(
-        importFolder(store, s.bundle(bundleJson({ artikel: [{ artikelID: 1, bereiche: [9] }] }))),
+        importFolder(store, s.bundle(bundleJson({ artikel: [{ artikelID: 1, bereiche: [9] }] })), {
+          now: () => 2000,
+        }),
+      );
+      await assert.rejects(
+        importFolder(store, s.bundle(bundleJson({ bereiche: [{ bereichID: 'x' }] })), {
+          now: () => Date.parse('2026-05-06T07:00:00Z'),
+        }),
       );
       await importFolder(store, s.bundle(bundleJson({})), { now: () => Date.parse('2026-05-06T07:08:09Z') });
-      assert.deepEqual(await store.importRuns(), {
-        committed: 2,
-        last: {
-          outcome: 'imported',
-          finishedAt: '2026-05-06T07:08:09.000Z',
-          contentVersion: 2,
-          detail: null,
+      const runs = await store.importRuns();
+      assert.deepEqual(
+        {
+          ...runs,
+          lastRefused: runs.lastRefused && { ...runs.lastRefused, detail: typeof runs.lastRefused.detail },
         },
-      });
+        {
+          committed: 2,
+          refused: 2,
+          last: {
+            outcome: 'imported',
+            finishedAt: '2026-05-06T07:08:09.000Z',
+            contentVersion: 2,
+            detail: null,
+          },
+          lastRefused: {
+            outcome: 'refused',
+            finishedAt: '2026-05-06T07:00:00.000Z',
+            contentVersion: null,
+            detail: 'string',
+          },
+        },
+      );
+      assert.match(runs.lastRefused!.detail!, /bereiche\[0\]\.bereichID/);
+      assert.equal(await store.contentVersion(), 2, 'a recorded refusal changes no content');
     });
 
     test('health: reachable, migrated to the latest schema, with the content version', async () => {

@@ -43,15 +43,25 @@ export interface Snapshot {
 }
 
 /**
- * A committed import, recorded in its own transaction for operators. A refused import
- * leaves the store exactly as it was, so it leaves no record here: its exit code and
- * message are the record.
+ * An import, recorded for operators (and the metrics of every serving process): a
+ * committed one inside its own transaction, a refused one in a transaction of its own
+ * after the import's was rolled back — the record is all a refused import leaves behind.
  */
 export interface ImportRun {
-  readonly outcome: 'imported';
+  readonly outcome: 'imported' | 'refused';
   readonly finishedAt: string;
+  /** The content version a committed import made; null for a refused one. */
   readonly contentVersion: number | null;
+  /** Why a refused import was refused (the record and field); null for a committed one. */
   readonly detail: string | null;
+}
+
+export interface ImportRuns {
+  readonly committed: number;
+  readonly refused: number;
+  /** The last committed import. */
+  readonly last: ImportRun | undefined;
+  readonly lastRefused: ImportRun | undefined;
 }
 
 export interface ContentStore extends TokenStore {
@@ -69,8 +79,10 @@ export interface ContentStore extends TokenStore {
   peekVersion(): number | undefined;
   /** Increases with every successful import. */
   contentVersion(): Promise<number>;
-  /** How many imports were committed, and the last one. */
-  importRuns(): Promise<{ committed: number; last: ImportRun | undefined }>;
+  /** How many imports were committed and refused, and the last of each. */
+  importRuns(): Promise<ImportRuns>;
+  /** Records a refused import, in a transaction of its own. */
+  recordRefusedImport(finishedAt: string, detail: string): Promise<void>;
   /** Runs an import in one write transaction: all of it is committed, or none. */
   importTransaction<T>(work: (tx: ImportTransaction) => Promise<T>): Promise<T>;
   /** Applies the schema migrations not yet applied; returns their versions (none when up to date). */

@@ -15,8 +15,7 @@ import {
   pattern,
   scratch,
 } from '../../test/support/bundles.ts';
-import { DATABASES, SQLITE, type TestDatabase, type TestStore } from '../../test/support/databases.ts';
-import { databaseFileHash } from '../../test/support/sqlite.ts';
+import { DATABASES, type TestDatabase, type TestStore } from '../../test/support/databases.ts';
 import { emailKey } from './bundle/bundle.ts';
 import { readBundle } from './bundle/read-bundle.ts';
 import { BundleError } from './bundle/validate.ts';
@@ -302,8 +301,8 @@ function storeRules(db: TestDatabase): void {
 
   describe('all or nothing', () => {
     /**
-     * Runs `attempt` (expecting a refusal) and proves the store is exactly as before: every
-     * row of every table, and for SQLite the database file byte for byte.
+     * Runs `attempt` (expecting a refusal) and proves the store is exactly as before — every
+     * row of every table — but for the one row recording the refusal in import_runs.
      */
     async function assertChangesNothing(
       opened: TestStore,
@@ -311,15 +310,20 @@ function storeRules(db: TestDatabase): void {
       where: string,
     ): Promise<void> {
       const versionBefore = await opened.store.contentVersion();
-      const dumpBefore = await opened.dump();
-      const hashBefore = db === SQLITE ? databaseFileHash(opened.location) : undefined;
+      const { import_runs: runsBefore = [], ...dumpBefore } = await opened.dump();
       await assert.rejects(attempt(), (error: unknown) => {
         assert.ok(error instanceof BundleError, String(error));
         assert.ok(error.message.startsWith(`${where}: `), error.message);
         return true;
       });
-      assert.deepEqual(await opened.dump(), dumpBefore);
-      if (hashBefore !== undefined) assert.equal(databaseFileHash(opened.location), hashBefore);
+      const { import_runs: runsAfter = [], ...dumpAfter } = await opened.dump();
+      assert.deepEqual(dumpAfter, dumpBefore);
+      assert.deepEqual(runsAfter.slice(0, runsBefore.length), runsBefore);
+      const added = runsAfter.slice(runsBefore.length) as Array<Record<string, unknown>>;
+      assert.equal(added.length, 1, 'the refusal is recorded');
+      assert.equal(added[0]!.outcome, 'refused');
+      assert.equal(added[0]!.content_version, null);
+      assert.ok(String(added[0]!.detail).startsWith(`${where}: `), String(added[0]!.detail));
       assert.equal(await opened.store.contentVersion(), versionBefore);
     }
 

@@ -113,10 +113,39 @@ async function checkReferences(tx: ImportTransaction, bundle: Bundle): Promise<v
   }
 }
 
+/** Longer reasons are cut: the record is for operators, the whole message is on stderr. */
+const MAX_DETAIL = 2000;
+
+/**
+ * A refused bundle changes nothing, so its refusal is recorded on its own (serving
+ * processes count it from the store: scoop_import_runs{outcome="refused"}). Any other
+ * failure — the store itself failing, say — is not a refusal, and recording it might fail
+ * the same way: the original error is what the caller sees.
+ */
+async function recordRefusal(store: ContentStore, error: unknown, now: () => number): Promise<void> {
+  if (!(error instanceof BundleError)) return;
+  const detail = error.message.length > MAX_DETAIL ? `${error.message.slice(0, MAX_DETAIL)}…` : error.message;
+  await store.recordRefusedImport(new Date(now()).toISOString(), detail).catch(() => undefined);
+}
+
+/** Applies a bundle (see applyBundle); a refusal is recorded in the store's import runs. */
 export async function importBundle(
   store: ContentStore,
   bundle: Bundle,
   options: ImportOptions = {},
+): Promise<ImportSummary> {
+  try {
+    return await applyBundle(store, bundle, options);
+  } catch (error) {
+    await recordRefusal(store, error, options.now ?? Date.now);
+    throw error;
+  }
+}
+
+async function applyBundle(
+  store: ContentStore,
+  bundle: Bundle,
+  options: ImportOptions,
 ): Promise<ImportSummary> {
   const now = options.now ?? Date.now;
   const recordsTotal = [...bundle.records.values()].reduce((n, list) => n + list.length, 0);
@@ -194,5 +223,12 @@ export async function importFolder(
   options: ImportOptions & ReadOptions = {},
 ): Promise<ImportSummary> {
   const { onHashing, ...rest } = options;
-  return importBundle(store, await readBundle(folder, { onHashing }), rest);
+  let bundle: Bundle;
+  try {
+    bundle = await readBundle(folder, { onHashing });
+  } catch (error) {
+    await recordRefusal(store, error, rest.now ?? Date.now);
+    throw error;
+  }
+  return importBundle(store, bundle, rest);
 }

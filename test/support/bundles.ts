@@ -9,10 +9,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after } from 'node:test';
 import { BUNDLE_FORMAT } from '../../src/store/bundle/bundle.ts';
-import { readBundle } from '../../src/store/bundle/read-bundle.ts';
 import { BundleError } from '../../src/store/bundle/validate.ts';
 import type { ContentStore } from '../../src/store/content-store.ts';
-import { type ImportOptions, type ImportSummary, importBundle } from '../../src/store/import.ts';
+import {
+  type ImportOptions,
+  type ImportSummary,
+  importFolder as importFromFolder,
+} from '../../src/store/import.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { TestDatabase, TestStore } from './databases.ts';
 
@@ -92,13 +95,13 @@ export function bundleJson(entries: Readonly<Record<string, unknown>> = {}): Rec
   return { format: BUNDLE_FORMAT, ...entries };
 }
 
-/** Reads the folder and imports it: the path the CLI takes. */
-export async function importFolder(
+/** Reads the folder and imports it: the path the CLI takes (a refusal is recorded too). */
+export function importFolder(
   store: ContentStore,
   folder: string,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
-  return importBundle(store, await readBundle(folder), options);
+  return importFromFolder(store, folder, options);
 }
 
 /** Deterministic bytes (not all alike, so chunk boundaries matter when compared). */

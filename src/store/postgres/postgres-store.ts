@@ -9,6 +9,7 @@ import type { TokenInfo } from '../../auth/tokens.ts';
 import type {
   ContentStore,
   ImportRun,
+  ImportRuns,
   ImportTransaction,
   Snapshot,
   StoredRecord,
@@ -264,18 +265,40 @@ export class PostgresStore implements ContentStore {
     return result;
   }
 
-  async importRuns() {
-    const { rows } = await this.query<RunRow & { committed: number }>(
-      'SELECT count(*) OVER () AS committed, finished_at, content_version, detail FROM import_runs ORDER BY id DESC LIMIT 1',
+  async importRuns(): Promise<ImportRuns> {
+    const counts = await this.query<{ committed: number; refused: number }>(
+      `SELECT count(*) FILTER (WHERE outcome = 'imported')::int AS committed,
+              count(*) FILTER (WHERE outcome = 'refused')::int AS refused
+       FROM import_runs`,
     );
-    const row = rows[0];
-    const last: ImportRun | undefined = row && {
-      outcome: 'imported',
-      finishedAt: row.finished_at,
-      contentVersion: row.content_version,
-      detail: row.detail,
+    const { rows } = await this.query<RunRow & { outcome: string }>(
+      `SELECT DISTINCT ON (outcome) outcome, finished_at, content_version::int AS content_version, detail
+       FROM import_runs WHERE outcome IN ('imported', 'refused') ORDER BY outcome, id DESC`,
+    );
+    const lastOf = (outcome: ImportRun['outcome']): ImportRun | undefined => {
+      const row = rows.find((r) => r.outcome === outcome);
+      return (
+        row && {
+          outcome,
+          finishedAt: row.finished_at,
+          contentVersion: row.content_version,
+          detail: row.detail,
+        }
+      );
     };
-    return { committed: row?.committed ?? 0, last };
+    return {
+      committed: counts.rows[0]?.committed ?? 0,
+      refused: counts.rows[0]?.refused ?? 0,
+      last: lastOf('imported'),
+      lastRefused: lastOf('refused'),
+    };
+  }
+
+  async recordRefusedImport(finishedAt: string, detail: string): Promise<void> {
+    await this.query(
+      'INSERT INTO import_runs (finished_at, outcome, content_version, detail) VALUES ($1, $2, NULL, $3)',
+      [finishedAt, 'refused', detail],
+    );
   }
 
   knownTokensVersion(): Promise<number> {

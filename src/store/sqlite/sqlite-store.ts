@@ -11,6 +11,7 @@ import { fixedChunks } from '../blob-chunks.ts';
 import type {
   ContentStore,
   ImportRun,
+  ImportRuns,
   ImportTransaction,
   RecordKind,
   Snapshot,
@@ -39,7 +40,7 @@ interface RunRow {
 
 function toRun(row: RunRow): ImportRun {
   return {
-    outcome: 'imported',
+    outcome: row.outcome === 'refused' ? 'refused' : 'imported',
     finishedAt: row.finished_at,
     contentVersion: row.content_version,
     detail: row.detail,
@@ -142,10 +143,13 @@ export class SqliteStore implements ContentStore {
         "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'tokens_version'",
       ),
       addToken: db.prepare('INSERT INTO tokens (hash, label, created_at) VALUES (?, ?, ?)'),
-      runCount: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM import_runs'),
-      lastRun: db.prepare<[], RunRow>(
-        'SELECT outcome, finished_at, content_version, detail FROM import_runs ORDER BY id DESC LIMIT 1',
+      runCounts: db.prepare<[], { committed: number; refused: number }>(
+        "SELECT COALESCE(SUM(outcome = 'imported'), 0) AS committed, COALESCE(SUM(outcome = 'refused'), 0) AS refused FROM import_runs",
       ),
+      lastRun: db.prepare<[string], RunRow>(
+        'SELECT outcome, finished_at, content_version, detail FROM import_runs WHERE outcome = ? ORDER BY id DESC LIMIT 1',
+      ),
+      addRun: db.prepare(INSERT_RUN),
       findToken: db.prepare<[Buffer], { hash: Buffer }>(
         'SELECT hash FROM tokens WHERE hash = ? AND revoked_at IS NULL',
       ),
@@ -304,9 +308,22 @@ export class SqliteStore implements ContentStore {
     }
   }
 
-  async importRuns() {
-    const last = this.statements.lastRun.get();
-    return { committed: this.statements.runCount.get()!.n, last: last ? toRun(last) : undefined };
+  async importRuns(): Promise<ImportRuns> {
+    return unavailableOnIoError(() => {
+      const counts = this.statements.runCounts.get()!;
+      const last = this.statements.lastRun.get('imported');
+      const lastRefused = this.statements.lastRun.get('refused');
+      return {
+        committed: counts.committed,
+        refused: counts.refused,
+        last: last ? toRun(last) : undefined,
+        lastRefused: lastRefused ? toRun(lastRefused) : undefined,
+      };
+    });
+  }
+
+  async recordRefusedImport(finishedAt: string, detail: string): Promise<void> {
+    unavailableOnIoError(() => this.statements.addRun.run(finishedAt, 'refused', null, detail));
   }
 
   /** Runs a token change and bumps the token version in one transaction. */
