@@ -1,12 +1,14 @@
 /**
  * SIGTERM drains: the server stops taking connections, lets a request in flight finish
- * (here a large attachment the client reads slowly) and exits 0.
+ * (here a large attachment the client reads slowly) and exits 0; a request that is still
+ * stalled when SCOOP_SHUTDOWN_TIMEOUT_MS have passed is cut, and the exit is 0 all the same.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -30,12 +32,16 @@ function writeBundle(): string {
   return bundle;
 }
 
-function startServe(bundle: string): Promise<{ child: ChildProcess; url: string }> {
+function startServe(
+  bundle: string,
+  env: Readonly<Record<string, string>> = {},
+  db = path.join(dir, 'scoop.db'),
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
-    ['bin/scoop.js', 'serve', '--port', '0', '--db', path.join(dir, 'scoop.db'), '--seed', bundle],
+    ['bin/scoop.js', 'serve', '--port', '0', '--db', db, '--seed', bundle],
     {
-      env: { ...process.env, SCOOP_ADMIN_PORT: 'off', SCOOP_LOG_LEVEL: 'info' },
+      env: { ...process.env, SCOOP_ADMIN_PORT: 'off', SCOOP_LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -93,5 +99,57 @@ test(
     assert.equal(result.received, result.length, 'the answer in flight was sent whole');
     assert.ok(result.length > 24 * 1024 * 1024, 'a large answer');
     assert.equal(await exit, 0);
+  },
+);
+
+/** A connection that sent `data`; resolves, once the server closes it, with when that was. */
+function openSending(url: string, data: string): { socket: Socket; closed: Promise<number> } {
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1', () => socket.write(data));
+  socket.on('data', () => undefined);
+  socket.on('error', () => undefined);
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now())));
+  return { socket, closed };
+}
+
+test(
+  'SIGTERM cuts a request still stalled after SCOOP_SHUTDOWN_TIMEOUT_MS, closes idle connections at once, and exits 0',
+  { timeout: 60_000 },
+  async () => {
+    const shutdownMs = 1000;
+    const { child, url } = await startServe(
+      path.resolve('examples/demo-bundle'),
+      // Long request timeouts, so only the shutdown cuts the stalled request.
+      {
+        SCOOP_SHUTDOWN_TIMEOUT_MS: String(shutdownMs),
+        SCOOP_HEADERS_TIMEOUT_MS: '60000',
+        SCOOP_REQUEST_TIMEOUT_MS: '60000',
+        SCOOP_KEEP_ALIVE_TIMEOUT_MS: '60000',
+      },
+      path.join(dir, 'stalled.db'),
+    );
+    const exit = exited(child);
+    // A body announced as 100 bytes, of which 10 ever come.
+    const stalled = openSending(
+      url,
+      'POST /scoop/api/v6/public.asmx/getBereich HTTP/1.1\r\nHost: x\r\n' +
+        'Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nbereichID=',
+    );
+    // A keep-alive connection that has had its answer and sits idle.
+    const idle = openSending(
+      url,
+      'GET /scoop/api/v6/public.asmx/getBereich?bereichID=1 HTTP/1.1\r\nHost: x\r\n\r\n',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const signalled = performance.now();
+    child.kill('SIGTERM');
+    const [idleClosed, stalledClosed, code] = await Promise.all([idle.closed, stalled.closed, exit]);
+    const exitedAt = performance.now();
+    assert.equal(code, 0);
+    assert.ok(idleClosed - signalled < 500, `the idle connection closed after ${idleClosed - signalled} ms`);
+    const cutAfter = stalledClosed - signalled;
+    assert.ok(cutAfter >= shutdownMs - 100, `the stalled request was cut after only ${cutAfter} ms`);
+    assert.ok(cutAfter < shutdownMs + 2000, `the stalled request was cut only after ${cutAfter} ms`);
+    assert.ok(exitedAt - signalled < shutdownMs + 3000, `exited ${exitedAt - signalled} ms after SIGTERM`);
   },
 );
