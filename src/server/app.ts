@@ -31,6 +31,7 @@ import {
   hasTokenField,
   parseForm,
   readFormBody,
+  refuseQueryParameters,
 } from '../protocol/http-request.ts';
 import { SOAP_CONTENT_TYPE, type SoapVersion } from '../protocol/namespaces.ts';
 import { compileOperationWriter, type OperationWriter } from '../protocol/serialize.ts';
@@ -43,7 +44,7 @@ import { type BodyPart, bodyLength } from '../xml/writer.ts';
 import { readBody } from './body.ts';
 import { createDescribeRoutes, type Document } from './describe-routes.ts';
 import { entityTag, noneMatch } from './etag.ts';
-import { type RateLimit, RateLimiter } from './rate-limit.ts';
+import { type Admission, type RateLimit, RateLimiter } from './rate-limit.ts';
 import { checkRequestHeaders } from './request-headers.ts';
 import {
   answerHead,
@@ -152,9 +153,14 @@ export function createApp(options: AppOptions) {
   const observer = createObserver(logger, options.metrics);
   const rateLimiter = options.rateLimit ? new RateLimiter(options.rateLimit, options.metrics) : undefined;
   let draining = false;
+  const answerHits = options.metrics?.cacheLookups.series('answers', 'hit');
+  const answerMisses = options.metrics?.cacheLookups.series('answers', 'miss');
+  const answerLookups = options.metrics && {
+    lookup: (result: 'hit' | 'miss') => (result === 'hit' ? answerHits : answerMisses)!.inc(),
+  };
   const responses =
     (options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES) > 0
-      ? new ResponseCache(options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES)
+      ? new ResponseCache(options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES, answerLookups)
       : undefined;
 
   async function readCountedBody(req: IncomingMessage, observation: Observation): Promise<Buffer> {
@@ -279,6 +285,7 @@ export function createApp(options: AppOptions) {
         'A token must not be sent in the URL; use the Authorization header.',
       );
     }
+    if (!isGet) refuseQueryParameters(operation, queryPairs);
     const pairs = isGet
       ? queryPairs
       : readFormBody(
@@ -302,8 +309,22 @@ export function createApp(options: AppOptions) {
     };
   }
 
-  async function invoke(call: Call): Promise<{ parts: BodyPart[]; expiresAt: number }> {
-    if (call.authenticate) await authenticator.verify(call.token);
+  /** Verifies a token, telling the rate limit's admission how it went. */
+  async function authenticate(token: string | undefined, admission: Admission | undefined): Promise<void> {
+    try {
+      await authenticator.verify(token);
+    } catch (error) {
+      if (isScoopError(error) && error.code === 'AUTH_FAILED') admission?.authFailed();
+      throw error;
+    }
+    if (token !== undefined) admission?.admitToken(token);
+  }
+
+  async function invoke(
+    call: Call,
+    admission: Admission | undefined,
+  ): Promise<{ parts: BodyPart[]; expiresAt: number }> {
+    if (call.authenticate) await authenticate(call.token, admission);
     const args = coerceArguments(call.operation, call.parameters, { maxListItems: options.maxListItems });
     let expiresAt = Number.POSITIVE_INFINITY;
     const result = await HANDLERS[call.operation.name]!(args, {
@@ -352,12 +373,12 @@ export function createApp(options: AppOptions) {
     hit: CachedAnswer,
     observation: Observation,
     call: { value: Call | undefined },
+    admission: Admission | undefined,
   ): Promise<void> {
     observation.operation = hit.operation.name;
     observation.binding = hit.binding;
     call.value = hit.call;
-    rateLimiter?.check(hit.token, req.socket.remoteAddress);
-    if (hit.authenticate) await authenticator.verify(hit.token);
+    if (hit.authenticate) await authenticate(hit.token, admission);
     if (hit.binding === 'httpget' && req.headers['if-none-match'] !== undefined) {
       if (notModified(req, res, hit.headers, observation)) return;
     }
@@ -379,8 +400,10 @@ export function createApp(options: AppOptions) {
   ): boolean {
     const version = options.store.peekVersion();
     if (version === undefined) return false;
-    const hit = responses!.get(key, version, context.now());
+    // Looked up again by the full path when not answered here: counted there, or here on a hit.
+    const hit = responses!.get(key, version, context.now(), false);
     if (hit === undefined || (hit.authenticate && !authenticator.verifiedNow(hit.token))) return false;
+    answerHits?.inc();
     observation.operation = hit.operation.name;
     observation.binding = hit.binding;
     if (hit.binding === 'httpget' && req.headers['if-none-match'] !== undefined) {
@@ -464,7 +487,25 @@ export function createApp(options: AppOptions) {
     let binding: 'soap' | 'http' = target.kind === 'soap' ? 'soap' : 'http';
     let call: Call | undefined;
     const isRead = req.method === 'GET' || req.method === 'HEAD';
+    let admission: Admission | undefined;
     try {
+      // Every request is charged to its address before anything else (rate-limit.ts).
+      if (rateLimiter) {
+        try {
+          admission = rateLimiter.admitAddress(
+            req.socket.remoteAddress,
+            bearerToken(single(req.headers.authorization)),
+          );
+        } catch (refusal) {
+          // Answered as the request would be: a SOAP fault (by Content-Type) for a POST to an endpoint.
+          if (target.kind === 'soap' && req.method === 'POST') {
+            soap.guess = versionByMediaType(parseMediaType(req.headers['content-type']));
+          } else {
+            binding = 'http';
+          }
+          throw refusal;
+        }
+      }
       if (!early.headersChecked) checkRequestHeaders(req, maxHeaders);
       if (target.kind === 'none') {
         const doc = isRead ? describe.forPath(path) : undefined;
@@ -491,7 +532,7 @@ export function createApp(options: AppOptions) {
       if (hit) {
         const holder = { value: call };
         try {
-          return await answerFromCache(req, res, hit, observation, holder);
+          return await answerFromCache(req, res, hit, observation, holder, admission);
         } finally {
           call = holder.value;
         }
@@ -503,8 +544,7 @@ export function createApp(options: AppOptions) {
       }
       observation.operation = call.operation.name;
       observation.binding = call.binding;
-      rateLimiter?.check(call.token, req.socket.remoteAddress);
-      const { parts, expiresAt } = await invoke(call);
+      const { parts, expiresAt } = await invoke(call, admission);
       const headers = successHeaders(call.binding, call.operation, call.soapVersion);
       if (call.binding === 'httpget') {
         const tag = entityTag(parts);

@@ -171,10 +171,4 @@ describe('RateLimiter', () => {
       limiter.admitAddress(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
     assert.equal(limiter.size.addresses, 100_000);
   });
-
-  test('the former check() charges the address only, whatever token was sent', () => {
-    const limiter = new RateLimiter({ perSecond: 1, burst: 1 }, undefined, clock().now);
-    limiter.check(randomUUID(), '192.0.2.1');
-    refused(() => limiter.check(randomUUID(), '192.0.2.1'));
-  });
 });

@@ -173,15 +173,6 @@ export class RateLimiter {
     };
   }
 
-  /**
-   * @deprecated The former single check, made after decoding: now it charges the address
-   * only, whatever token was sent. Call admitAddress first instead, and the admission's
-   * admitToken/authFailed around verification.
-   */
-  check(_token: string | undefined, address: string | undefined): void {
-    this.admitAddress(address);
-  }
-
   /** Takes one request from a bucket, or refuses with RATE_LIMITED and Retry-After. */
   private take(kind: 'address' | 'token', key: string, now: number): void {
     const bucket = (kind === 'address' ? this.addresses : this.tokens).get(key, now);
