@@ -86,7 +86,9 @@ export async function materialize(parts: readonly BodyPart[]): Promise<Buffer> {
   const out: Buffer[] = [];
   for (const part of parts) {
     if (Buffer.isBuffer(part)) out.push(part);
-    else for await (const text of base64Chunks(part.base64Of)) out.push(Buffer.from(text, 'latin1'));
+    else
+      for await (const text of base64Chunks(part.base64Of))
+        out.push(typeof text === 'string' ? Buffer.from(text, 'latin1') : text);
   }
   return Buffer.concat(out);
 }

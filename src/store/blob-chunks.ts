@@ -1,11 +1,30 @@
 /**
- * Binaries are stored as rows of CHUNK_BYTES each (the last one shorter), in SQLite and
- * PostgreSQL alike: an import holds one chunk of a file at a time, and a reader streams
- * them back one row at a time.
+ * Binaries are stored as rows of chunks, in SQLite and PostgreSQL alike: an import holds
+ * one chunk of a file at a time, and a reader streams them back one row at a time.
+ *
+ * A binary only ever leaves the service base64-encoded, and content only changes on
+ * import, so an import stores each chunk's base64 encoding (`encoding = 'base64'`): the
+ * file is cut into STORED_INPUT_BYTES pieces, a multiple of 3, so every chunk encodes on
+ * its own and the chunks' encodings simply follow each other. Serving a large attachment
+ * then copies stored text to the socket, with no encoding per request; the raw bytes (for
+ * resizing an image) are decoded chunk by chunk. Blobs stored raw by earlier versions
+ * (`encoding = 'raw'`, CHUNK_BYTES a chunk) are read as before and encoded as they stream.
  */
 import type { BinarySource } from '../xml/binary.ts';
 
+/** Raw chunk size of blobs stored by earlier versions (encoding 'raw'). */
 export const CHUNK_BYTES = 256 * 1024;
+/** File bytes per stored chunk: a multiple of 3, encoding to exactly 256 KiB of base64. */
+export const STORED_INPUT_BYTES = 192 * 1024;
+
+export type BlobEncoding = 'raw' | 'base64';
+
+/** A file's stream as the stored chunks of a base64 blob: pieces of STORED_INPUT_BYTES, each encoded. */
+export async function* encodedChunks(pieces: AsyncIterable<Uint8Array>): AsyncGenerator<Buffer> {
+  for await (const piece of fixedChunks(pieces, STORED_INPUT_BYTES)) {
+    yield Buffer.from(piece.toString('base64'), 'latin1');
+  }
+}
 
 /** Re-cuts a stream of pieces of any size into chunks of exactly `size` bytes (the last shorter). */
 export async function* fixedChunks(
@@ -42,14 +61,33 @@ export class ChunkedBlobSource implements BinarySource {
     readonly size: number,
     readonly contentId: string,
     private readonly chunkCount: number,
+    private readonly encoding: BlobEncoding,
     private readonly readChunk: (seq: number) => Promise<Uint8Array | undefined>,
   ) {}
 
-  async *chunks(): AsyncGenerator<Uint8Array> {
+  private async *stored(): AsyncGenerator<Uint8Array> {
     for (let seq = 0; seq < this.chunkCount; seq++) {
       const data = await this.readChunk(seq);
       if (!data) throw new Error(`blob ${this.contentId} chunk ${seq} is gone`);
       yield data;
     }
   }
+
+  async *chunks(): AsyncGenerator<Uint8Array> {
+    if (this.encoding === 'raw') {
+      yield* this.stored();
+      return;
+    }
+    for await (const text of this.stored()) yield decodeChunk(text);
+  }
+
+  /** The stored base64 text, chunk by chunk: what an answer sends, as it is (base64 blobs only). */
+  get base64Text(): (() => AsyncIterable<Uint8Array>) | undefined {
+    return this.encoding === 'base64' ? () => this.stored() : undefined;
+  }
+}
+
+/** The bytes of one stored base64 chunk (each chunk is a whole encoding of its own). */
+export function decodeChunk(text: Uint8Array): Buffer {
+  return Buffer.from(Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('latin1'), 'base64');
 }

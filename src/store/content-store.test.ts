@@ -7,13 +7,16 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { afterEach, describe } from 'node:test';
 import { setImmediate as tick } from 'node:timers/promises';
+import Database from 'better-sqlite3';
 import { bundleJson, generation, importFolder, pattern, scratch } from '../../test/support/bundles.ts';
-import { DATABASES, type TestDatabase, type TestLocation } from '../../test/support/databases.ts';
+import { DATABASES, type TestDatabase, type TestLocation, withPg } from '../../test/support/databases.ts';
 import { Authenticator } from '../auth/authenticator.ts';
 import { hashToken } from '../auth/tokens.ts';
 import { isScoopError } from '../contract/errors.ts';
-import { CHUNK_BYTES } from './blob-chunks.ts';
+import { base64Chunks, base64Length } from '../xml/binary.ts';
+import { CHUNK_BYTES, STORED_INPUT_BYTES } from './blob-chunks.ts';
 import type { ContentStore, StoredBlob } from './content-store.ts';
+import { parsePostgresLocation } from './postgres/location.ts';
 
 const s = scratch();
 
@@ -42,6 +45,46 @@ async function streamed(blob: StoredBlob): Promise<{ bytes: Buffer; chunks: numb
   const parts: Buffer[] = [];
   for await (const chunk of blob.source.chunks()) parts.push(Buffer.from(chunk));
   return { bytes: Buffer.concat(parts), chunks: parts.length };
+}
+
+async function encoded(blob: StoredBlob): Promise<string> {
+  let text = '';
+  for await (const piece of base64Chunks(blob.source)) text += piece.toString('latin1');
+  return text;
+}
+
+/** Rewrites the store's only blob as an earlier version stored it: raw chunks of CHUNK_BYTES. */
+async function storeRaw(db: TestDatabase, location: string, bytes: Uint8Array): Promise<void> {
+  const chunks: Buffer[] = [];
+  for (let at = 0; at < bytes.length; at += CHUNK_BYTES)
+    chunks.push(Buffer.from(bytes.subarray(at, at + CHUNK_BYTES)));
+  if (db.name === 'sqlite') {
+    const file = new Database(location);
+    try {
+      file.transaction(() => {
+        file.exec("DELETE FROM blob_chunks; UPDATE blobs SET encoding = 'raw'");
+        file.prepare('UPDATE blobs SET chunk_count = ?').run(chunks.length);
+        const add = file.prepare(
+          'INSERT INTO blob_chunks (blob_id, seq, data) SELECT blob_id, ?, ? FROM blobs',
+        );
+        chunks.forEach((chunk, seq) => add.run(seq, chunk));
+      })();
+    } finally {
+      file.close();
+    }
+    return;
+  }
+  const { schema } = parsePostgresLocation(location);
+  await withPg(async (client) => {
+    await client.query(`DELETE FROM "${schema}".blob_chunks`);
+    await client.query(`UPDATE "${schema}".blobs SET encoding = 'raw', chunk_count = $1`, [chunks.length]);
+    for (const [seq, chunk] of chunks.entries()) {
+      await client.query(
+        `INSERT INTO "${schema}".blob_chunks (blob_id, seq, data) SELECT blob_id, $1, $2 FROM "${schema}".blobs`,
+        [seq, chunk],
+      );
+    }
+  });
 }
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -201,12 +244,46 @@ function storeBehaviour(db: TestDatabase): void {
       const { blobs, chunks } = await blobTable(opened);
       assert.equal(blobs[0]!.chunk_count, back.chunks);
       assert.equal(chunks, back.chunks);
-      // Rows of exactly 256 KiB, the last one shorter; streamed back one row at a time.
-      const rows = ((await opened.dump()).blob_chunks as Array<{ seq: number; data: Uint8Array }>)
-        .sort((a, b) => a.seq - b.seq)
-        .map((row) => row.data.byteLength);
-      assert.deepEqual(rows, [...Array(12).fill(CHUNK_BYTES), 17]);
-      assert.equal(back.chunks, 13);
+      // Each row is the base64 of 192 KiB of the file (256 KiB of text), the last one
+      // shorter; streamed back one row at a time, decoded.
+      const rows = ((await opened.dump()).blob_chunks as Array<{ seq: number; data: Uint8Array }>).sort(
+        (a, b) => a.seq - b.seq,
+      );
+      assert.deepEqual(
+        rows.map((row) => row.data.byteLength),
+        [...Array(16).fill(256 * 1024), base64Length(17)],
+      );
+      rows.forEach((row, i) => {
+        const piece = bytes.subarray(i * STORED_INPUT_BYTES, (i + 1) * STORED_INPUT_BYTES);
+        assert.equal(
+          Buffer.from(row.data).toString('latin1'),
+          Buffer.from(piece).toString('base64'),
+          `row ${i}`,
+        );
+      });
+      assert.equal(back.chunks, 17);
+      // An answer sends the stored text as it is.
+      assert.ok(blob.source.base64Text, 'the stored encoding is offered');
+      assert.equal(await encoded(blob), Buffer.from(bytes).toString('base64'));
+    });
+
+    test('a blob stored raw by an earlier version still streams, encoded as it goes', async () => {
+      const opened = await s.open(db);
+      const bytes = pattern(600 * 1024 + 1, 5);
+      await importFolder(
+        opened.store,
+        s.bundle(bundleJson({ anhaenge: [{ anhangID: 1, file: 'alt.bin' }] }), { 'alt.bin': bytes }),
+      );
+      await storeRaw(db, opened.location, bytes);
+      const fresh = await db.attach(opened.location);
+      try {
+        const blob = await blobOf(fresh, 'anhaenge', 1);
+        assert.equal(blob.source.base64Text, undefined, 'no stored encoding to offer');
+        assert.ok((await streamed(blob)).bytes.equals(bytes));
+        assert.equal(await encoded(blob), Buffer.from(bytes).toString('base64'));
+      } finally {
+        await fresh.close();
+      }
     });
 
     test('a small file is one chunk, handed out whole and as a stream', async () => {
@@ -251,7 +328,7 @@ function storeBehaviour(db: TestDatabase): void {
       // After it: gone, with its chunks.
       await importFolder(store, s.bundle(bundleJson({})), options(21_001));
       assert.deepEqual(await state(), [['new', null]]);
-      assert.equal((await blobTable(opened)).chunks, 3);
+      assert.equal((await blobTable(opened)).chunks, Math.ceil(600_000 / STORED_INPUT_BYTES));
       await assert.rejects(streamed(streaming), /gone/);
     });
 

@@ -3,7 +3,7 @@
  * stands for. A blob of one chunk comes with its bytes (small binaries are read whole, in
  * the read's snapshot, and cached); a larger one streams chunk by chunk through `readChunk`.
  */
-import { ChunkedBlobSource } from './blob-chunks.ts';
+import { type BlobEncoding, ChunkedBlobSource, decodeChunk } from './blob-chunks.ts';
 import type { StoredRecord } from './content-store.ts';
 
 export interface RecordRow {
@@ -13,6 +13,7 @@ export interface RecordRow {
   readonly size: number | null;
   readonly chunk_count: number | null;
   readonly sha256: string | null;
+  readonly encoding: BlobEncoding | null;
 }
 
 export function storedRecord(
@@ -23,7 +24,11 @@ export function storedRecord(
   if (row.blob_id === null) return { doc: row.doc };
   const blobId = row.blob_id;
   const sha256 = row.sha256!;
-  const source = new ChunkedBlobSource(row.size!, sha256, row.chunk_count!, (seq) => readChunk(blobId, seq));
+  const encoding = row.encoding ?? 'raw';
+  const source = new ChunkedBlobSource(row.size!, sha256, row.chunk_count!, encoding, (seq) =>
+    readChunk(blobId, seq),
+  );
   const blob = { id: blobId, sha256, size: row.size!, source };
-  return { doc: row.doc, blob: onlyChunk ? { ...blob, bytes: onlyChunk } : blob };
+  if (!onlyChunk) return { doc: row.doc, blob };
+  return { doc: row.doc, blob: { ...blob, bytes: encoding === 'raw' ? onlyChunk : decodeChunk(onlyChunk) } };
 }

@@ -38,7 +38,7 @@ function sourceOfChunks(chunks: readonly Uint8Array[], size?: number): BinarySou
 
 async function collect(source: BinarySource): Promise<string[]> {
   const out: string[] = [];
-  for await (const chunk of base64Chunks(source)) out.push(chunk);
+  for await (const chunk of base64Chunks(source)) out.push(chunk.toString('latin1'));
   return out;
 }
 
@@ -110,7 +110,7 @@ describe('base64Chunks', () => {
     const out: string[] = [];
     const source = sourceOf(pattern(30), 6, 9);
     await assert.rejects(async () => {
-      for await (const chunk of base64Chunks(source)) out.push(chunk);
+      for await (const chunk of base64Chunks(source)) out.push(chunk.toString('latin1'));
     });
     const yielded = out.join('');
     assert.ok(yielded.length <= base64Length(9), `yielded ${yielded.length} base64 characters`);

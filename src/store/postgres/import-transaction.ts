@@ -3,7 +3,7 @@
  * connection inside one transaction, which postgres-store.ts opens, locks and commits.
  */
 import type pg from 'pg';
-import { fixedChunks } from '../blob-chunks.ts';
+import { encodedChunks } from '../blob-chunks.ts';
 import type { ImportRun, ImportTransaction, RecordKind } from '../content-store.ts';
 
 /** Byte order, as SQLite compares text: the same order whatever the database's collation. */
@@ -59,15 +59,15 @@ export class PostgresImportTransaction implements ImportTransaction {
     return row?.blob_id;
   }
 
-  /** One INSERT per 256 KiB chunk as the file is read: never more than a chunk in memory. */
+  /** One INSERT per chunk (192 KiB of the file, stored base64-encoded) as the file is read: never more than a chunk in memory. */
   async addBlob(sha256: string, size: number, chunks: AsyncIterable<Uint8Array>): Promise<number> {
     const [blob] = await this.rows<{ blob_id: number }>(
-      'INSERT INTO blobs (sha256, size, chunk_count) VALUES ($1, $2, 0) RETURNING blob_id',
+      "INSERT INTO blobs (sha256, size, chunk_count, encoding) VALUES ($1, $2, 0, 'base64') RETURNING blob_id",
       [sha256, size],
     );
     const blobId = blob!.blob_id;
     let seq = 0;
-    for await (const chunk of fixedChunks(chunks)) {
+    for await (const chunk of encodedChunks(chunks)) {
       // Named: parsed once per connection. A Buffer goes over the wire as binary, not hex text.
       await this.client.query({
         name: 'scoop_add_chunk',

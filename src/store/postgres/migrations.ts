@@ -53,6 +53,9 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   INSERT INTO meta (key, value) VALUES ('tokens_version', '0');
   `,
+  `
+  ALTER TABLE blobs ADD COLUMN encoding text NOT NULL DEFAULT 'raw';
+  `,
 ];
 
 /** Advisory-lock keys are per schema, so deployments sharing a database do not wait on each other. */

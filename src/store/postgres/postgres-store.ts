@@ -52,7 +52,7 @@ interface RunRow {
 }
 
 const SELECT_RECORD = `
-  SELECT r.id, r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, c.data
+  SELECT r.id, r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, b.encoding, c.data
   FROM records r
   LEFT JOIN blobs b ON b.blob_id = r.blob_id
   LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1`;

@@ -44,4 +44,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   INSERT INTO meta (key, value) VALUES ('tokens_version', '0');
   `,
+  `
+  ALTER TABLE blobs ADD COLUMN encoding TEXT NOT NULL DEFAULT 'raw';
+  `,
 ];
