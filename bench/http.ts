@@ -2,7 +2,10 @@
  * One request at a time from the harness itself (not the load generator): capturing an
  * answer whole, and timing a large one to its last byte without keeping it.
  */
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import path from 'node:path';
 import type { BenchRequest } from './scenarios.ts';
 
 export interface Captured {
@@ -67,7 +70,16 @@ export function capture(base: string, req: BenchRequest): Promise<Captured> {
   });
 }
 
-/** Time to last byte; the answer is counted and dropped. */
+export function header(captured: Captured, name: string): string | undefined {
+  for (let i = 0; i < captured.rawHeaders.length; i += 2)
+    if (captured.rawHeaders[i]!.toLowerCase() === name) return captured.rawHeaders[i + 1];
+  return undefined;
+}
+
+/**
+ * One request read by this process (node:http), the harness's own client: time from
+ * sending to the last byte of the answer.
+ */
 export function timeToLastByte(base: string, req: BenchRequest): Promise<Timed> {
   const started = performance.now();
   return send(base, req, (res, resolve, reject) => {
@@ -80,8 +92,44 @@ export function timeToLastByte(base: string, req: BenchRequest): Promise<Timed> 
   });
 }
 
-export function header(captured: Captured, name: string): string | undefined {
-  for (let i = 0; i < captured.rawHeaders.length; i += 2)
-    if (captured.rawHeaders[i]!.toLowerCase() === name) return captured.rawHeaders[i + 1];
-  return undefined;
+/** A C client's reading of one answer: curl's own timing, and the CPU ticks curl used. */
+export interface ClientTimed extends Timed {
+  readonly clientTicks: number;
+}
+
+/**
+ * One request made by curl (a lean C client, so the client is not what limits a large
+ * answer's rate), optionally pinned with `pin` (e.g. taskset). The shell that runs it
+ * prints curl's CPU ticks after waiting for it (cutime + cstime of /proc/<shell>/stat).
+ */
+export function curlTimeToLastByte(
+  base: string,
+  req: BenchRequest,
+  work: string,
+  pin: readonly string[],
+): Promise<ClientTimed> {
+  const bodyFile = path.join(work, 'curl-body');
+  writeFileSync(bodyFile, req.body ?? '');
+  const args = [
+    '-s',
+    '-o',
+    '/dev/null',
+    '-w',
+    '%{http_code} %{size_download} %{time_total}\n',
+    '-X',
+    req.method,
+  ];
+  for (const [name, value] of Object.entries(req.headers)) args.push('-H', `${name}: ${value}`);
+  if (req.body !== undefined) args.push('--data-binary', `@${bodyFile}`);
+  args.push(`${base}${req.path}`);
+  const quoted = [...pin, 'curl', ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+  const script = `${quoted}; awk '{print $16 + $17}' /proc/$$/stat`;
+  return new Promise((resolve, reject) => {
+    execFile('sh', ['-c', script], { timeout: 120_000 }, (error, stdout) => {
+      if (error) return reject(error);
+      const [line = '', ticks = ''] = stdout.trim().split('\n');
+      const [status, bytes, seconds] = line.split(' ').map(Number);
+      resolve({ status: status!, bytes: bytes!, ms: seconds! * 1000, clientTicks: Number(ticks) });
+    });
+  });
 }

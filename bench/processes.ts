@@ -348,6 +348,12 @@ export class CpuWatch {
     this.generatorBase = running ? processTicks(pid) : 0;
   }
 
+  /** The generator's CPU ticks, told after it ended (a process that has exited cannot be read). */
+  generatorUsed(ticks: number): void {
+    this.generatorPid = undefined;
+    this.generatorTicks = ticks;
+  }
+
   private poll(): void {
     if (this.generatorPid === undefined) return;
     const ticks = processTicks(this.generatorPid);

@@ -223,7 +223,7 @@ async function bench(): Promise<BenchReport> {
     const sampler = new RssSampler(ours.pid, 100);
     const scenarioResults = await runScenarios(work, list, targets as Targets, captured);
     const underLoad = sampler.stop();
-    const largeAttachment = withHuge ? await measureHuge(targets as Targets, hugeBytes) : null;
+    const largeAttachment = withHuge ? await measureHuge(targets as Targets, hugeBytes, work) : null;
 
     await targets.peer?.stop();
     await targets.ceiling.stop();
