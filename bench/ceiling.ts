@@ -81,7 +81,7 @@ function main(): void {
   server.keepAliveTimeout = 5000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
-  server.listen(0, '127.0.0.1', () => {
+  server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : 0;
     process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);

@@ -4,7 +4,8 @@
  * requests that a server with the defaults answers, so each refusal is the setting's doing.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 import type { ErrorCode } from '../src/contract/errors.ts';
@@ -29,6 +30,7 @@ const SMALL = {
   SCOOP_XML_MAX_ATTRIBUTES: '5',
   SCOOP_XML_MAX_NAME_LENGTH: '20',
   SCOOP_XML_MAX_TEXT_LENGTH: '100',
+  SCOOP_LISTEN_BACKLOG: '123',
 };
 
 function get(target: string, headers: readonly string[] = []): Buffer {
@@ -140,6 +142,17 @@ describe('limit settings from the environment', () => {
       const answer = await sendRaw(small, request);
       assert.equal(codeOf(answer.status, answer.body.toString()), 'ok', answer.body.toString());
     }
+  });
+
+  test("SCOOP_LISTEN_BACKLOG sets the listening socket's queue (ss shows it as Send-Q), 4096 by default", () => {
+    // For a listening TCP socket, `ss -ltn` shows the backlog in its Send-Q column.
+    const backlog = (port: number) => {
+      const line = execFileSync('ss', ['-Hltn', `sport = :${port}`], { encoding: 'utf8' }).trim();
+      return Number(line.split(/\s+/)[2]);
+    };
+    assert.equal(backlog(small), 123);
+    const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+    assert.equal(backlog(defaults), Math.min(4096, somaxconn));
   });
 
   for (const c of CASES) {

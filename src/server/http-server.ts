@@ -137,7 +137,7 @@ export async function startServer(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: limits.listenBacklog }, () => {
       server.off('error', reject);
       resolve();
     });

@@ -46,6 +46,12 @@ export interface ServerLimits {
   readonly maxHeaderBytes: number;
   readonly maxHeaders: number;
   readonly maxConnections: number;
+  /**
+   * Connections the kernel queues before the server accepts them. Node's default of 511
+   * overflows when many clients connect at once (their SYNs are dropped and retried after
+   * 1, 3, 7 s); the kernel caps the value at net.core.somaxconn.
+   */
+  readonly listenBacklog: number;
   readonly shutdownTimeoutMs: number;
 }
 
@@ -56,6 +62,7 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   maxHeaderBytes: 16 * 1024,
   maxHeaders: 64,
   maxConnections: 4096,
+  listenBacklog: 4096,
   shutdownTimeoutMs: 10_000,
 };
 
@@ -253,6 +260,7 @@ function serverLimits(env: Env): ServerLimits {
       1,
       1_000_000,
     ),
+    listenBacklog: integer(env.SCOOP_LISTEN_BACKLOG, d.listenBacklog, 'SCOOP_LISTEN_BACKLOG', 1, 65_535),
     shutdownTimeoutMs: ms('SCOOP_SHUTDOWN_TIMEOUT_MS', d.shutdownTimeoutMs),
   };
 }
