@@ -302,26 +302,36 @@ export async function compareStore(
   store: ExtraStore,
   bundleDir: string,
   list: readonly Scenario[],
-  sqlite: readonly ScenarioResult[],
+  sqliteDb: string,
 ): Promise<StoreComparison> {
   let server: Child | undefined;
+  let sqlite: Child | undefined;
   try {
     log(`store ${store.label}: importing…`);
     const { token } = importAndToken(bundleDir, store.location);
     server = await startScoop({ db: store.location });
+    // SQLite is measured again right before each scenario on this store: figures taken
+    // minutes apart on a shared machine drift too much to be compared.
+    sqlite = await startScoop({ db: sqliteDb });
     const results: StoreComparison['scenarios'][number][] = [];
     for (const s of allScenarios(token).filter((x) => list.some((y) => y.name === x.name))) {
       log(`store ${store.label}: ${s.name}…`);
       // The capture is the first read: from here on the records are cached, as the target says.
       const c = await capture(server.url, s.request);
+      const sqliteRequest = list.find((x) => x.name === s.name)!.request;
+      const sc = await capture(sqlite.url, sqliteRequest);
+      const base =
+        sc.status === 200
+          ? await measure(sqlite, sqliteRequest, wireBytes(sc), path.join(work, 'wrk-store.lua'))
+          : failedRun(`SQLite answered ${sc.status}`);
       const run =
         c.status === 200
           ? await measure(server, s.request, wireBytes(c), path.join(work, 'wrk-store.lua'))
           : failedRun(`answered ${c.status}`);
-      const base = sqlite.find((r) => r.name === s.name)?.ours;
-      const ratio = run.failed === null && base && base.failed === null ? run.rps / base.rps : null;
+      const ratio = run.failed === null && base.failed === null ? run.rps / base.rps : null;
       results.push({
         name: s.name,
+        sqliteRps: base.failed === null ? base.rps : null,
         rps: run.failed === null ? run.rps : null,
         p99Ms: run.failed === null ? run.p99Ms : null,
         failed: run.failed,
@@ -346,6 +356,7 @@ export async function compareStore(
     };
   } finally {
     await server?.stop();
+    await sqlite?.stop();
     await store.dispose().catch(() => undefined);
   }
 }

@@ -114,6 +114,8 @@ export interface StoreComparison {
   readonly scenarios: ReadonlyArray<{
     name: string;
     rps: number | null;
+    /** SQLite's, measured right before (same request, same records). */
+    sqliteRps: number | null;
     p99Ms: number | null;
     failed: string | null;
     ratioToSqlite: number | null;
@@ -320,10 +322,19 @@ export function render(report: BenchReport): string {
     }
     out.push(
       table([
-        [`store ${store.store}`, 'req/s', 'p99 ms', 'ratio to SQLite', 'target', 'result'],
+        [
+          `store ${store.store}`,
+          'req/s',
+          'SQLite req/s (just before)',
+          'p99 ms',
+          'ratio to SQLite',
+          'target',
+          'result',
+        ],
         ...store.scenarios.map((s) => [
           s.name,
           s.failed ? 'FAILED' : f0(s.rps),
+          f0(s.sqliteRps),
           ms(s.p99Ms),
           pct(s.ratioToSqlite),
           `≥${pct(store.target.minRatio)}`,

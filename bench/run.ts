@@ -236,7 +236,7 @@ async function bench(): Promise<BenchReport> {
       const small = withHuge
         ? (await writeBundle(path.join(work, 'bundle-small'), { huge: false, jpeg: undefined })).dir
         : bundle.dir;
-      for (const store of extra) stores.push(await compareStore(work, store, small, list, scenarioResults));
+      for (const store of extra) stores.push(await compareStore(work, store, small, list, db));
     }
 
     let images: ImageBenchResult | null = null;
