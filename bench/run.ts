@@ -12,7 +12,7 @@
  *   npm run bench -- --wait-quiet 300         first wait (up to 300 s) until other work leaves the CPUs
  *   npm run bench -- --no-pin                 do not pin the servers to CPU 0 and wrk to CPU 1
  *   npm run bench -- --load                    the 1,000-connection load test instead (bench/load-test.ts)
- *   npm run bench -- --load --load-delay-ms 100   … with 100 ms think time per request (paced clients)
+ *   npm run bench -- --load --load-delay-ms 0     … as a saturating closed loop (default: 100 ms think time)
  *   npm run bench -- --profile                 a CPU profile of the hot path instead (bench/profile.ts)
  *
  * Writes bench/results/bench.json (schema in bench/report.ts) and prints the table.
@@ -64,7 +64,7 @@ const { values: opts } = parseArgs({
     profile: { type: 'boolean', default: false },
     'load-seconds': { type: 'string', default: '60' },
     'load-connections': { type: 'string', default: '1000' },
-    'load-delay-ms': { type: 'string', default: '0' },
+    'load-delay-ms': { type: 'string', default: '100' },
     keep: { type: 'boolean', default: false },
     'wait-quiet': { type: 'string', default: '0' },
     pin: { type: 'boolean', default: true },
