@@ -61,8 +61,9 @@ export function requestId(header: string | string[] | undefined): string {
 }
 
 export function createObserver(logger: Logger, metrics: Metrics | undefined): Observer {
-  // Series handles resolved once per label combination (see fast-metrics.ts).
-  const handles = new Map<string, ReturnType<typeof seriesFor>>();
+  // Series handles resolved once per label combination (see fast-metrics.ts), found by
+  // constant label strings whose hashes V8 keeps: no key is built per request.
+  const handles = new Map<string, Map<string, Map<string, ReturnType<typeof seriesFor>>>>();
   const seriesFor = (m: Metrics, operation: string, binding: string, outcome: string) => ({
     requests: m.requests.series(operation, binding, outcome),
     duration: m.duration.series(operation, binding),
@@ -96,11 +97,14 @@ export function createObserver(logger: Logger, metrics: Metrics | undefined): Ob
           (res.writableFinished || observation.outcome !== 'ok' ? observation.outcome : 'aborted');
         if (metrics) {
           metrics.inFlight--;
-          const key = `${operation}\u0000${binding}\u0000${outcome}`;
-          let series = handles.get(key);
+          let byBinding = handles.get(operation);
+          if (!byBinding) handles.set(operation, (byBinding = new Map()));
+          let byOutcome = byBinding.get(binding);
+          if (!byOutcome) byBinding.set(binding, (byOutcome = new Map()));
+          let series = byOutcome.get(outcome);
           if (!series) {
             series = seriesFor(metrics, operation, binding, outcome);
-            handles.set(key, series);
+            byOutcome.set(outcome, series);
           }
           series.requests.inc();
           series.duration.observe(seconds);

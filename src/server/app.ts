@@ -41,7 +41,7 @@ import type { ContentStore } from '../store/content-store.ts';
 import { StoreUnavailableError } from '../store/content-store.ts';
 import type { XmlLimits } from '../xml/reader.ts';
 import { type BodyPart, bodyLength } from '../xml/writer.ts';
-import { readBody } from './body.ts';
+import { collectBody, readBody } from './body.ts';
 import { createDescribeRoutes, type Document } from './describe-routes.ts';
 import { entityTag, noneMatch } from './etag.ts';
 import { type Admission, type RateLimit, RateLimiter } from './rate-limit.ts';
@@ -434,7 +434,8 @@ export function createApp(options: AppOptions) {
   /**
    * A request's entry: a cached answer goes out at once when it can (GET at once, POST
    * once its body is read), with no promise of its own; everything else takes the full
-   * path. Resolves (when it returns a promise) once the answer is written.
+   * path. Resolves (when it returns a promise) once the answer is written; a POST's full
+   * path, started from the body's callback, handles its own failures.
    */
   function handle(req: IncomingMessage, res: ServerResponse): Promise<void> | undefined {
     const { path, query } = splitUrl(req.url ?? '/');
@@ -459,16 +460,27 @@ export function createApp(options: AppOptions) {
       if (key !== undefined && answerNow(req, res, key, observation)) return undefined;
       return respond(req, res, path, query, observation, target, { headersChecked: true });
     }
-    const body = readCountedBody(req, observation);
-    return body.then(
-      (read) => {
+    collectBody(req, options.maxBodyBytes, (error, read) => {
+      if (read) {
+        observation.bytesIn = read.length;
         const key = cacheKey(req, read);
         if (key !== undefined && answerNow(req, res, key, observation)) return;
-        return respond(req, res, path, query, observation, target, { headersChecked: true, body });
-      },
-      // The full path awaits the same body and renders its refusal.
-      () => respond(req, res, path, query, observation, target, { headersChecked: true, body }),
-    );
+      }
+      // The full path takes the same body, or renders its refusal.
+      const body = read ? Promise.resolve(read) : Promise.reject(error);
+      // Handled where the full path awaits it; marked so here in case a refusal comes first.
+      body.catch(() => undefined);
+      respond(req, res, path, query, observation, target, { headersChecked: true, body }).catch(
+        (failure: unknown) => unhandled(res, failure),
+      );
+    });
+    return undefined;
+  }
+
+  /** What escapes the lifecycle's own error handling (a bug): logged, and the connection cut. */
+  function unhandled(res: ServerResponse, failure: unknown): void {
+    logger.error({ err: failure }, 'unhandled request failure');
+    res.destroy();
   }
 
   /** The full lifecycle, every stage; `early` carries what the entry already did. */

@@ -37,44 +37,57 @@ function tooLarge(req: IncomingMessage, maxBytes: number): ScoopError {
 }
 
 /**
- * Listens for 'data' and 'end' rather than iterating the stream: a small body arrives in
- * one chunk, and an async iterator costs more per request than reading it does. A client
- * that goes away mid-body makes node destroy the request with an error ('aborted'), so
- * 'error' covers that as well as a refused chunk framing.
+ * Reads a body under a size cap and calls `done` once with it or with a refusal. Listens
+ * for 'data' and 'end' rather than iterating the stream: a small body arrives in one
+ * chunk, and an async iterator (or even a promise) costs more per request than reading
+ * it does. A client that goes away mid-body makes node destroy the request with an error
+ * ('aborted'), so 'error' covers that as well as a refused chunk framing.
  */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+export function collectBody(
+  req: IncomingMessage,
+  maxBytes: number,
+  done: (error: ScoopError | undefined, body: Buffer | undefined) => void,
+): void {
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(tooLarge(req, maxBytes));
+  if (declared !== undefined && Number(declared) > maxBytes) {
+    done(tooLarge(req, maxBytes), undefined);
+    return;
+  }
+  let first: Buffer | undefined;
+  let chunks: Buffer[] | undefined;
+  let total = 0;
+  let settled = false;
+  req.on('data', (chunk: Buffer) => {
+    if (settled) return;
+    total += chunk.length;
+    // A chunked body has no declared length (RFC 9112 §7.1): it is cut off at the cap.
+    if (total > maxBytes) {
+      settled = true;
+      req.pause();
+      done(tooLarge(req, maxBytes), undefined);
+      return;
+    }
+    if (first === undefined) first = chunk;
+    else if (chunks === undefined) chunks = [first, chunk];
+    else chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (settled) return;
+    settled = true;
+    done(undefined, chunks ? Buffer.concat(chunks, total) : (first ?? Buffer.alloc(0)));
+  });
+  // The body ended early (the client went away, or node's parser refused its chunk
+  // framing, RFC 9112 §7.1): the client's failure, not ours, so no INTERNAL and no stack in the log.
+  req.on('error', () => {
+    if (settled) return;
+    settled = true;
+    done(new ScoopError('BAD_REQUEST', 'The request body was cut off or is malformed.'), undefined);
+  });
+}
+
+/** collectBody as a promise. */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    let first: Buffer | undefined;
-    let chunks: Buffer[] | undefined;
-    let total = 0;
-    let settled = false;
-    req.on('data', (chunk: Buffer) => {
-      if (settled) return;
-      total += chunk.length;
-      // A chunked body has no declared length (RFC 9112 §7.1): it is cut off at the cap.
-      if (total > maxBytes) {
-        settled = true;
-        req.pause();
-        reject(tooLarge(req, maxBytes));
-        return;
-      }
-      if (first === undefined) first = chunk;
-      else if (chunks === undefined) chunks = [first, chunk];
-      else chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (settled) return;
-      settled = true;
-      resolve(chunks ? Buffer.concat(chunks, total) : (first ?? Buffer.alloc(0)));
-    });
-    // The body ended early (the client went away, or node's parser refused its chunk
-    // framing, RFC 9112 §7.1): the client's failure, not ours, so no INTERNAL and no stack in the log.
-    req.on('error', () => {
-      if (settled) return;
-      settled = true;
-      reject(new ScoopError('BAD_REQUEST', 'The request body was cut off or is malformed.'));
-    });
+    collectBody(req, maxBytes, (error, body) => (error ? reject(error) : resolve(body!)));
   });
 }
