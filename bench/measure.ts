@@ -33,9 +33,11 @@ export interface MeasureSettings {
   readonly connections: number;
   readonly warmupSeconds: number;
   readonly seconds: number;
+  /** Rounds per scenario, ours and the ceiling alternating; the medians count. */
+  readonly rounds: number;
 }
 
-let settings: MeasureSettings = { connections: 32, warmupSeconds: 1, seconds: 5 };
+let settings: MeasureSettings = { connections: 32, warmupSeconds: 1, seconds: 5, rounds: 3 };
 
 export function configure(next: MeasureSettings): void {
   settings = next;
@@ -104,6 +106,26 @@ export async function measure(
   };
 }
 
+/**
+ * The round with the median rate, with the median p99 of all rounds (each is a median on
+ * its own, so a single noisy round moves neither); any failed round fails the whole.
+ */
+export function medianRun(runs: readonly Run[]): Run {
+  const failed = runs.find((r) => r.failed !== null);
+  if (failed) return failed;
+  const middle = <T>(values: T[], by: (v: T) => number) =>
+    values.sort((a, b) => by(a) - by(b))[Math.floor(values.length / 2)]!;
+  const run = middle([...runs], (r) => r.rps);
+  return {
+    ...run,
+    p99Ms: middle(
+      runs.map((r) => r.p99Ms),
+      (v) => v,
+    ),
+    rounds: runs.map((r) => ({ rps: r.rps, p99Ms: r.p99Ms })),
+  };
+}
+
 export const failedRun = (reason: string): Run => ({
   rps: Number.NaN,
   p50Ms: Number.NaN,
@@ -156,14 +178,21 @@ export async function runScenarios(
   for (const s of list) {
     const c = captures.get(s.name)!;
     log(`measuring ${s.name}…`);
-    const ours =
-      c.ours.status === 200
-        ? await measure(targets.ours, s.request, wireBytes(c.ours), script)
-        : failedRun(`answered ${c.ours.status} when captured`);
-    const ceiling =
-      targets.ceiling && c.ceiling
-        ? await measure(targets.ceiling, s.request, wireBytes(c.ceiling), script)
-        : null;
+    // Ours and the ceiling take turns, round after round: on a shared machine a figure
+    // drifts over minutes, and alternating exposes both to the same drift.
+    const oursRuns: Run[] = [];
+    const ceilingRuns: Run[] = [];
+    for (let round = 0; round < settings.rounds; round++) {
+      oursRuns.push(
+        c.ours.status === 200
+          ? await measure(targets.ours, s.request, wireBytes(c.ours), script)
+          : failedRun(`answered ${c.ours.status} when captured`),
+      );
+      if (targets.ceiling && c.ceiling)
+        ceilingRuns.push(await measure(targets.ceiling, s.request, wireBytes(c.ceiling), script));
+    }
+    const ours = medianRun(oursRuns);
+    const ceiling = ceilingRuns.length > 0 ? medianRun(ceilingRuns) : null;
     const peerApplies = s.binding !== 'httpget';
     let peer: Run | null = null;
     let peerNote: string | null = peerApplies ? null : 'no GET binding';
@@ -320,14 +349,22 @@ export async function compareStore(
       const c = await capture(server.url, s.request);
       const sqliteRequest = list.find((x) => x.name === s.name)!.request;
       const sc = await capture(sqlite.url, sqliteRequest);
-      const base =
-        sc.status === 200
-          ? await measure(sqlite, sqliteRequest, wireBytes(sc), path.join(work, 'wrk-store.lua'))
-          : failedRun(`SQLite answered ${sc.status}`);
-      const run =
-        c.status === 200
-          ? await measure(server, s.request, wireBytes(c), path.join(work, 'wrk-store.lua'))
-          : failedRun(`answered ${c.status}`);
+      const baseRuns: Run[] = [];
+      const storeRuns: Run[] = [];
+      for (let round = 0; round < settings.rounds; round++) {
+        baseRuns.push(
+          sc.status === 200
+            ? await measure(sqlite, sqliteRequest, wireBytes(sc), path.join(work, 'wrk-store.lua'))
+            : failedRun(`SQLite answered ${sc.status}`),
+        );
+        storeRuns.push(
+          c.status === 200
+            ? await measure(server, s.request, wireBytes(c), path.join(work, 'wrk-store.lua'))
+            : failedRun(`answered ${c.status}`),
+        );
+      }
+      const base = medianRun(baseRuns);
+      const run = medianRun(storeRuns);
       const ratio = run.failed === null && base.failed === null ? run.rps / base.rps : null;
       results.push({
         name: s.name,

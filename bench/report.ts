@@ -64,6 +64,8 @@ export interface Run {
   /** Other work used more than 0.25 cores even in the run that counts: the figure is unreliable. */
   readonly disturbed: boolean;
   readonly failed: string | null;
+  /** Every round's figures, when the run stands for several (see medianRun). */
+  readonly rounds?: ReadonlyArray<{ rps: number; p99Ms: number }>;
 }
 
 export interface ScenarioResult {

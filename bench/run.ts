@@ -5,6 +5,7 @@
  *   npm run bench                              everything: scenarios vs ceiling and peer, 200 MB, RSS, images
  *   npm run bench -- --only getBereich-get,huge   some scenarios (names as in the table; `huge`, `images`)
  *   npm run bench -- --seconds 10 --warmup 2   longer runs
+ *   npm run bench -- --rounds 5                rounds per scenario, ours and the ceiling alternating (medians; default 3)
  *   npm run bench -- --store postgres          ours on PostgreSQL too, as a ratio of SQLite (bench/stores.ts;
  *                                              by default PostgreSQL is measured when one answers)
  *   npm run bench -- --store sqlite            SQLite only
@@ -56,6 +57,7 @@ const { values: opts } = parseArgs({
     only: { type: 'string' },
     seconds: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '1' },
+    rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
     store: { type: 'string', multiple: true },
     'no-peer': { type: 'boolean', default: false },
@@ -105,6 +107,7 @@ async function bench(): Promise<BenchReport> {
     connections: Number(opts.connections),
     warmupSeconds: Number(opts.warmup),
     seconds: Number(opts.seconds),
+    rounds: Number(opts.rounds),
   });
   const only = opts.only ? new Set(opts.only.split(',').map((s) => s.trim())) : undefined;
   const wants = (name: string) => !only || only.has(name);
@@ -265,6 +268,7 @@ async function bench(): Promise<BenchReport> {
         keepAlive: true,
         warmupSeconds: Number(opts.warmup),
         seconds: Number(opts.seconds),
+        rounds: Number(opts.rounds),
         host: '127.0.0.1',
         machineBusyAtStart: busyAtStart,
         loadAverage: { atStart: loadAtStart, atEnd: loadavg()[0] },
