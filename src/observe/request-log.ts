@@ -98,9 +98,15 @@ export function createObserver(logger: Logger, metrics: Metrics | undefined): Ob
         if (metrics) {
           metrics.inFlight--;
           let byBinding = handles.get(operation);
-          if (!byBinding) handles.set(operation, (byBinding = new Map()));
+          if (!byBinding) {
+            byBinding = new Map();
+            handles.set(operation, byBinding);
+          }
           let byOutcome = byBinding.get(binding);
-          if (!byOutcome) byBinding.set(binding, (byOutcome = new Map()));
+          if (!byOutcome) {
+            byOutcome = new Map();
+            byBinding.set(binding, byOutcome);
+          }
           let series = byOutcome.get(outcome);
           if (!series) {
             series = seriesFor(metrics, operation, binding, outcome);

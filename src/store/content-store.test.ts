@@ -67,7 +67,7 @@ async function storeRaw(db: TestDatabase, location: string, bytes: Uint8Array): 
         const add = file.prepare(
           'INSERT INTO blob_chunks (blob_id, seq, data) SELECT blob_id, ?, ? FROM blobs',
         );
-        chunks.forEach((chunk, seq) => add.run(seq, chunk));
+        for (const [seq, chunk] of chunks.entries()) add.run(seq, chunk);
       })();
     } finally {
       file.close();
