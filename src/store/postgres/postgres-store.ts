@@ -195,21 +195,31 @@ export class PostgresStore implements ContentStore {
     // The snapshot is taken at the transaction's first statement, the version's SELECT:
     // every later statement of the read sees that version's rows and no other.
     consistent: (read) =>
-      this.withClient(async (client) => {
-        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-        try {
-          const { rows } = await client.query<{ value: string }>({ name: 'scoop_version', text: VERSION });
-          const version = Number(rows[0]!.value);
-          this.watch.observe(version);
-          const result = await read(this.snapshotOn(client), version);
-          await client.query('COMMIT');
-          return result;
-        } catch (error) {
-          if (!isConnectionError(error)) await client.query('ROLLBACK').catch(() => undefined);
-          throw error;
-        }
+      this.inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
+        const { rows } = await client.query<{ value: string }>({ name: 'scoop_version', text: VERSION });
+        const version = Number(rows[0]!.value);
+        this.watch.observe(version);
+        return read(this.snapshotOn(client), version);
       }),
   };
+
+  /**
+   * `work` in one transaction on one pooled connection: committed when it resolves, rolled
+   * back when it throws (unless the connection itself failed, which ends the transaction).
+   */
+  private inTransaction<T>(begin: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.withClient(async (client) => {
+      await client.query(begin);
+      try {
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        if (!isConnectionError(error)) await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
 
   async read<T>(read: (snapshot: Snapshot) => Promise<T>): Promise<T> {
     return this.cache.read(read);
@@ -243,24 +253,16 @@ export class PostgresStore implements ContentStore {
    * makes a second import wait for the first instead of interleaving with it.
    */
   async importTransaction<T>(work: (tx: ImportTransaction) => Promise<T>): Promise<T> {
-    let committed: number | undefined;
-    const result = await this.withClient(async (client) => {
-      await client.query('BEGIN');
-      try {
-        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-          lockKey('import', this.location.schema),
-        ]);
-        const tx = new PostgresImportTransaction(client, this.location.channel);
-        const done = await work(tx);
-        await client.query('COMMIT');
-        committed = tx.bumpedTo;
-        return done;
-      } catch (error) {
-        if (!isConnectionError(error)) await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
+    let tx: PostgresImportTransaction | undefined;
+    const result = await this.inTransaction('BEGIN', async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+        lockKey('import', this.location.schema),
+      ]);
+      tx = new PostgresImportTransaction(client, this.location.channel);
+      return work(tx);
     });
-    // This process sees its own import at once, without waiting for its notification.
+    // Committed: this process sees its own import at once, without waiting for its notification.
+    const committed = tx?.bumpedTo;
     if (committed !== undefined) this.watch.observe(committed);
     return result;
   }
@@ -319,22 +321,16 @@ export class PostgresStore implements ContentStore {
    */
   private async changeTokens<T>(change: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     let bumped: number | undefined;
-    const result = await this.withClient(async (client) => {
-      await client.query('BEGIN');
-      try {
-        const done = await change(client);
-        const { rows } = await client.query<{ value: string }>(
-          "UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'tokens_version' RETURNING value",
-        );
-        bumped = Number(rows[0]!.value);
-        await client.query('SELECT pg_notify($1, $2)', [this.location.tokenChannel, String(bumped)]);
-        await client.query('COMMIT');
-        return done;
-      } catch (error) {
-        if (!isConnectionError(error)) await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
+    const result = await this.inTransaction('BEGIN', async (client) => {
+      const done = await change(client);
+      const { rows } = await client.query<{ value: string }>(
+        "UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'tokens_version' RETURNING value",
+      );
+      bumped = Number(rows[0]!.value);
+      await client.query('SELECT pg_notify($1, $2)', [this.location.tokenChannel, String(bumped)]);
+      return done;
     });
+    // Only once committed: this process sees its own change at once.
     if (bumped !== undefined) this.tokenWatch.observe(bumped);
     return result;
   }

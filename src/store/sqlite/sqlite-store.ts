@@ -250,23 +250,22 @@ export class SqliteStore implements ContentStore {
     return this.known.tokens;
   }
 
-  /** better-sqlite3 is synchronous: the version can always be told at once, or not at all (an I/O error). */
-  peekVersion(): number | undefined {
+  /** better-sqlite3 is synchronous: the versions can always be told at once, or not at all (an I/O error). */
+  private peekKnown(): { version: number; tokens: number } | undefined {
     try {
       this.refreshKnown();
-      return this.known.version;
+      return this.known;
     } catch {
       return undefined;
     }
   }
 
+  peekVersion(): number | undefined {
+    return this.peekKnown()?.version;
+  }
+
   peekTokensVersion(): number | undefined {
-    try {
-      this.refreshKnown();
-      return this.known.tokens;
-    } catch {
-      return undefined;
-    }
+    return this.peekKnown()?.tokens;
   }
 
   async contentVersion(): Promise<number> {
