@@ -11,7 +11,6 @@ import type { ContentStore, ImportRun, ImportRuns } from '../store/content-store
 
 const READY_TIMEOUT_MS = 1000;
 /** Within one scrape, the import record is read once. */
-const SCRAPE_MEMO_MS = 1000;
 
 export interface AdminServer {
   readonly url: string;
@@ -49,14 +48,16 @@ export function registerStoreMetrics(metrics: Metrics, store: ContentStore): voi
       this.set(await store.contentVersion());
     },
   });
-  // One read of the import record serves every gauge below in a scrape (each collects on
-  // its own, in turn); the store's own record, so imports run by `scoop import` in another
-  // process (or on another machine, with PostgreSQL) are counted here, where Prometheus scrapes.
-  let read: { at: number; runs: Promise<ImportRuns> } | undefined;
+  // One read of the import record serves every gauge below in a scrape: prom-client
+  // collects them all at once, so they share the read in flight, and the next scrape reads
+  // afresh. The store's own record, so imports run by `scoop import` in another process (or
+  // on another machine, with PostgreSQL) are counted here, where Prometheus scrapes.
+  let inFlight: Promise<ImportRuns> | undefined;
   const recorded = (): Promise<ImportRuns> => {
-    const now = performance.now();
-    if (read === undefined || now - read.at > SCRAPE_MEMO_MS) read = { at: now, runs: store.importRuns() };
-    return read.runs;
+    inFlight ??= store.importRuns().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
   };
   const seconds = (run: ImportRun | undefined) => (run ? Date.parse(run.finishedAt) / 1000 : 0);
   new Gauge({
