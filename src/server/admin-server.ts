@@ -10,7 +10,6 @@ import type { Metrics } from '../observe/metrics.ts';
 import type { ContentStore, ImportRun, ImportRuns } from '../store/content-store.ts';
 
 const READY_TIMEOUT_MS = 1000;
-/** Within one scrape, the import record is read once. */
 
 export interface AdminServer {
   readonly url: string;
