@@ -4,20 +4,16 @@ import { type BinarySource, base64Chunks } from '../xml/binary.ts';
 import { type BodyPart, bodyLength } from '../xml/writer.ts';
 
 /**
- * How many pieces may wait in the socket's queue while the next is read and encoded.
- * Waiting for 'drain' after each piece would leave the socket idle meanwhile; this keeps
- * it busy while holding at most this many pieces (64 KiB each for binaries).
+ * How many bytes may wait in the socket's queue while the next piece is read (and, for a
+ * binary stored raw, encoded). Waiting for 'drain' after each piece would leave the socket
+ * idle meanwhile; this keeps it busy while holding a bounded amount.
  */
-const PIECES_IN_FLIGHT = 16;
+const BYTES_IN_FLIGHT = 1024 * 1024;
 
-/** Writes pieces with at most PIECES_IN_FLIGHT queued: each write's callback says when its piece left. */
+/** Writes pieces with at most BYTES_IN_FLIGHT queued: each write's callback says when its piece left. */
 class PieceWriter {
   private pending = 0;
   private wake: (() => void) | undefined;
-  private readonly flushed = () => {
-    this.pending--;
-    this.wake?.();
-  };
   private readonly closed = () => this.wake?.();
 
   constructor(private readonly res: ServerResponse) {
@@ -25,10 +21,15 @@ class PieceWriter {
   }
 
   async write(piece: Buffer | string): Promise<void> {
-    this.pending++;
-    if (typeof piece === 'string') this.res.write(piece, 'latin1', this.flushed);
-    else this.res.write(piece, this.flushed);
-    while (this.pending >= PIECES_IN_FLIGHT && !this.res.destroyed) {
+    const size = piece.length;
+    this.pending += size;
+    const flushed = () => {
+      this.pending -= size;
+      this.wake?.();
+    };
+    if (typeof piece === 'string') this.res.write(piece, 'latin1', flushed);
+    else this.res.write(piece, flushed);
+    while (this.pending >= BYTES_IN_FLIGHT && !this.res.destroyed) {
       await new Promise<void>((resolve) => {
         this.wake = resolve;
       });
