@@ -375,11 +375,21 @@ export function createApp(options: AppOptions) {
     call: { value: Call | undefined },
     admission: Admission | undefined,
   ): Promise<void> {
-    observation.operation = hit.operation.name;
-    observation.binding = hit.binding;
     call.value = hit.call;
-    if (hit.authenticate) await authenticate(hit.token, admission);
-    if (hit.binding === 'httpget' && req.headers['if-none-match'] !== undefined) {
+    if (hit.call.authenticate) await authenticate(hit.call.token, admission);
+    writeCached(req, res, hit, observation);
+  }
+
+  /** Writes a cached answer: a 304 to a GET whose If-None-Match names it, else its bytes. */
+  function writeCached(
+    req: IncomingMessage,
+    res: ServerResponse,
+    hit: CachedAnswer,
+    observation: Observation,
+  ): void {
+    observation.operation = hit.call.operation.name;
+    observation.binding = hit.call.binding;
+    if (hit.call.binding === 'httpget' && req.headers['if-none-match'] !== undefined) {
       if (notModified(req, res, hit.headers, observation)) return;
     }
     observation.bytesOut = hit.body.length;
@@ -402,16 +412,10 @@ export function createApp(options: AppOptions) {
     if (version === undefined) return false;
     // Looked up again by the full path when not answered here: counted there, or here on a hit.
     const hit = responses!.get(key, version, context.now(), false);
-    if (hit === undefined || (hit.authenticate && !authenticator.verifiedNow(hit.token))) return false;
+    if (hit === undefined || (hit.call.authenticate && !authenticator.verifiedNow(hit.call.token)))
+      return false;
     answerHits?.inc();
-    observation.operation = hit.operation.name;
-    observation.binding = hit.binding;
-    if (hit.binding === 'httpget' && req.headers['if-none-match'] !== undefined) {
-      if (notModified(req, res, hit.headers, observation)) return true;
-    }
-    observation.bytesOut = hit.body.length;
-    res.writeHead(200, answerHead(hit, observation.id));
-    res.end(hit.body);
+    writeCached(req, res, hit, observation);
     return true;
   }
 
@@ -569,11 +573,6 @@ export function createApp(options: AppOptions) {
           expiresAt,
           headers,
           body,
-          operation: call.operation,
-          binding: call.binding,
-          soapVersion: call.soapVersion,
-          token: call.token,
-          authenticate: call.authenticate,
           head: cachedHead(headers, body.length),
           call,
         });

@@ -8,11 +8,6 @@ const answer = (version: number, bytes: number, expiresAt = Number.POSITIVE_INFI
   expiresAt,
   headers: {},
   body: Buffer.alloc(bytes),
-  operation: OPERATIONS[0]!,
-  binding: 'httpget',
-  soapVersion: undefined,
-  token: undefined,
-  authenticate: false,
   head: cachedHead({}, bytes),
   call: {
     binding: 'httpget',

@@ -19,18 +19,15 @@ export interface CachedAnswer {
   readonly expiresAt: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer;
-  readonly operation: Operation;
-  readonly binding: BindingName;
-  readonly soapVersion: SoapVersion | undefined;
-  /** The token the request carried, checked again on every hit. */
-  readonly token: string | undefined;
-  readonly authenticate: boolean;
   /**
    * `headers` plus content-length as writeHead's flat name/value list, ending in an
    * `x-request-id` whose value each answer fills in (see answerHead).
    */
   readonly head: readonly string[];
-  /** What the request log and error rendering need to know of the call. */
+  /**
+   * The call the answer was made for: its operation and binding for the request log and
+   * error rendering, and the token it carried, checked again on every hit.
+   */
   readonly call: {
     readonly binding: BindingName;
     readonly operation: Operation;
