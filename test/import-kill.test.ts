@@ -74,6 +74,16 @@ async function generationOf(store: ContentStore): Promise<number> {
   });
 }
 
+/**
+ * The generation a serving store sees once it has had its moment to learn of another
+ * process's commit (SQLite checks the version every 20 ms; PostgreSQL is told by NOTIFY):
+ * right after an import exits, or a kill that landed just after COMMIT, it may not yet.
+ */
+async function settledGeneration(store: ContentStore): Promise<number> {
+  await sleep(100);
+  return generationOf(store);
+}
+
 /** Sessions of the imports' connections still open on the server (they carry this application_name). */
 function importSessions(app: string): Promise<number> {
   return withPg(async (client) => {
@@ -138,11 +148,7 @@ async function killImports(database: TestDatabase, t: TestContext): Promise<void
           await sleep(50);
         }
       }
-      // A serving store learns of another process's commit within a moment (SQLite checks
-      // the version every 20 ms; PostgreSQL is told by NOTIFY): a kill just after COMMIT is
-      // seen only then.
-      await sleep(100);
-      const gen = await generationOf(reader);
+      const gen = await settledGeneration(reader);
       assert.ok(
         gen === committed || gen === n,
         `after the kill: generation ${gen}, expected ${committed} or ${n}`,
@@ -159,7 +165,7 @@ async function killImports(database: TestDatabase, t: TestContext): Promise<void
     assert.ok(killed >= 3, `at least some imports were really killed (${killed})`);
     // The store still takes a whole import afterwards.
     assert.equal(await runImport(db, writeGeneration(10)), 0);
-    assert.equal(await generationOf(reader), 10);
+    assert.equal(await settledGeneration(reader), 10);
     assert.equal(readerFailure, undefined, String(readerFailure));
     assert.ok(readerChecks > 20, `the reader kept reading (${readerChecks} reads)`);
   } finally {
