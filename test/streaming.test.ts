@@ -5,11 +5,21 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe } from 'node:test';
+import { TextFileCache } from '../src/server/text-file-cache.ts';
+import { base64Length } from '../src/xml/binary.ts';
 import { DATABASES, type TestDatabase } from './support/databases.ts';
 import { type Fixture, startFixture } from './support/fixture-server.ts';
 
@@ -117,6 +127,7 @@ function fetchDecoded(url: string, body?: string, headers: Record<string, string
 }
 
 for (const db of DATABASES) describe(db.name, () => streaming(db));
+for (const db of DATABASES) describe(`${db.name}, through the binary text cache`, () => cached(db));
 
 function streaming(db: TestDatabase): void {
   const { test } = db;
@@ -152,5 +163,67 @@ function streaming(db: TestDatabase): void {
     assert.equal(result.status, 200);
     assert.equal(result.received, result.length);
     assert.equal(result.sha, expectedSha);
+  });
+}
+
+/** The same answers with a text cache (server/text-file-cache.ts): the second comes from its file. */
+function cached(db: TestDatabase): void {
+  const { test } = db;
+  let fixture: Fixture;
+  let dir: string;
+  const lookups: string[] = [];
+  const errors: unknown[] = [];
+  let cache: TextFileCache;
+  before(async () => {
+    if (db.skip) return;
+    dir = mkdtempSync(path.join(tmpdir(), 'scoop-binaries-'));
+    cache = await TextFileCache.open({
+      dir,
+      maxBytes: 1024 ** 3,
+      onLookup: (result) => lookups.push(result),
+      onError: (error) => errors.push(error),
+    });
+    fixture = await startFixture({ textCache: cache }, [bundleDir], db);
+  });
+  after(async () => {
+    await fixture?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a 48 MB attachment is answered alike from the store (kept on the way) and then from the file', async () => {
+    const url = `${fixture.server.url}/scoop/api/v6/public.asmx/getAnhang?anhangID=900`;
+    const first = await fetchDecoded(url);
+    await cache.settled();
+    global.gc?.();
+    const before = process.memoryUsage().rss;
+    const second = await fetchDecoded(url);
+    for (const result of [first, second]) {
+      assert.equal(result.status, 200);
+      assert.equal(result.received, result.length);
+      assert.equal(result.sha, expectedSha);
+    }
+    assert.equal(second.length, first.length);
+    assert.deepEqual(lookups, ['miss', 'hit']);
+    assert.deepEqual(errors, []);
+    assert.deepEqual(readdirSync(dir), [`${expectedSha}.b64`]);
+    assert.equal(statSync(path.join(dir, `${expectedSha}.b64`)).size, base64Length(SIZE));
+    const growthMb = (second.peakRss - before) / 1048576;
+    assert.ok(growthMb < 40, `RSS grew by ${growthMb.toFixed(1)} MB`);
+  });
+
+  test('over SOAP 1.1 too, and a damaged file is replaced, the answer coming from the store', async () => {
+    writeFileSync(path.join(dir, `${expectedSha}.b64`), 'damaged');
+    const envelope =
+      '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>' +
+      '<getAnhang xmlns="http://scoop.example.org/api"><anhangID>900</anhangID></getAnhang></soap:Body></soap:Envelope>';
+    const result = await fetchDecoded(`${fixture.server.url}/scoop/api/v6/public.asmx`, envelope, {
+      'content-type': 'text/xml; charset=utf-8',
+    });
+    assert.equal(result.status, 200);
+    assert.equal(result.received, result.length);
+    assert.equal(result.sha, expectedSha);
+    await cache.settled();
+    assert.equal(statSync(path.join(dir, `${expectedSha}.b64`)).size, base64Length(SIZE));
+    assert.match(String(errors[0]), /holds 7 characters/);
   });
 }

@@ -1,7 +1,7 @@
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { ImageService } from '../images/image-service.ts';
 import { VariantDirError } from '../images/variant-cache.ts';
-import { createMetrics } from '../observe/metrics.ts';
+import { createMetrics, type Metrics } from '../observe/metrics.ts';
 import {
   registerImageMetrics,
   registerStoreMetrics,
@@ -17,7 +17,8 @@ import {
   runPrimary,
 } from '../server/cluster.ts';
 import { startServer } from '../server/http-server.ts';
-import { SettingsError, serveSettings } from '../server/settings.ts';
+import { type BinaryCacheSettings, SettingsError, serveSettings } from '../server/settings.ts';
+import { TextCacheDirError, TextFileCache } from '../server/text-file-cache.ts';
 import { BundleError } from '../store/bundle/validate.ts';
 import { importFolder } from '../store/import.ts';
 import { openStore } from '../store/open-store.ts';
@@ -117,6 +118,12 @@ export async function serveCommand(args: string[]): Promise<number> {
     await store.close();
     return 1;
   }
+  const textCache = await openTextCache(settings.binaryCache, metrics, logger);
+  if (!textCache) {
+    images.close();
+    await store.close();
+    return 1;
+  }
   if (becomesPrimary(settings)) {
     images.close();
     await store.close();
@@ -138,6 +145,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       xmlLimits: settings.xmlLimits,
       service: { maxImageDimension: settings.maxImageDimension },
       images,
+      textCache,
       logger,
       metrics,
       ...(settings.rateLimit ? { rateLimit: settings.rateLimit } : {}),
@@ -145,6 +153,10 @@ export async function serveCommand(args: string[]): Promise<number> {
     settings.host,
     settings.port,
     settings.server,
+  );
+  const stopForgetting = textCache.watchContent(
+    () => store.contentVersion(),
+    (sha256) => store.binaryInUse(sha256),
   );
   const admin =
     settings.adminPort === undefined || isWorker
@@ -159,6 +171,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     process.once('SIGINT', () => resolve('SIGINT'));
   });
   logger.info({ signal }, 'shutting down: draining requests in flight');
+  stopForgetting();
   await running.close();
   await admin?.close();
   images.close();
@@ -166,4 +179,41 @@ export async function serveCommand(args: string[]): Promise<number> {
   logger.info('stopped');
   leaveCluster();
   return 0;
+}
+
+/**
+ * The binary text cache (server/text-file-cache.ts). A folder the operator chose must be
+ * usable, as SCOOP_VARIANT_DIR must; the default one, when not writable, only turns the
+ * cache off (with a warning): large attachments are then read from the store every time.
+ */
+async function openTextCache(
+  settings: BinaryCacheSettings,
+  metrics: Metrics,
+  logger: Logger,
+): Promise<TextFileCache | undefined> {
+  const hits = metrics.cacheLookups.series('binaries', 'hit');
+  const misses = metrics.cacheLookups.series('binaries', 'miss');
+  const options = {
+    dir: settings.dir,
+    maxBytes: settings.maxBytes,
+    onError: (err: unknown) => logger.warn({ err }, 'binary cache file failed; answered from the store'),
+    onLookup: (result: 'hit' | 'miss') => (result === 'hit' ? hits : misses).inc(),
+  };
+  try {
+    return await TextFileCache.open(options);
+  } catch (error) {
+    if (!(error instanceof TextCacheDirError)) throw error;
+    if (!settings.chosen) {
+      logger.warn(
+        { dir: error.dir, reason: error.reason },
+        'binary cache folder not usable; serving without it',
+      );
+      return TextFileCache.none();
+    }
+    process.stderr.write(
+      `scoop serve: SCOOP_BINARY_CACHE_DIR ${error.dir} cannot be used for the binary cache (${error.reason}); ` +
+        'make it writable for this user, or set SCOOP_BINARY_CACHE_BYTES=0 to serve without the cache\n',
+    );
+    return undefined;
+  }
 }

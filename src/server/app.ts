@@ -56,6 +56,7 @@ import {
 } from './response-cache.ts';
 import { materialize, sendParts } from './send.ts';
 import { DEFAULT_SERVER_LIMITS } from './settings.ts';
+import type { TextFileCache } from './text-file-cache.ts';
 
 export interface AppOptions {
   readonly store: ContentStore;
@@ -81,6 +82,8 @@ export interface AppOptions {
   readonly service: ServiceOptions;
   /** getBild's resizing; without it every resize is made anew (no variant cache). */
   readonly images?: ImageService;
+  /** Files of large binaries' base64 text; without it they are always read from the store. */
+  readonly textCache?: TextFileCache;
   readonly logger: Logger;
   readonly now?: () => number;
 }
@@ -595,6 +598,7 @@ export function createApp(options: AppOptions) {
         parts,
         req.method !== 'HEAD',
         observation,
+        options.textCache,
       );
     } catch (caught) {
       const error = toScoopError(caught, observation, path);

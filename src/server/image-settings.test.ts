@@ -57,3 +57,21 @@ test('invalid image settings are refused, naming the variable', () => {
     );
   }
 });
+
+test('binary cache settings: beside the variant folder by default, or where SCOOP_BINARY_CACHE_DIR says', () => {
+  const cache = (env: Record<string, string>, flags: Record<string, string> = {}) =>
+    serveSettings(flags, env).binaryCache;
+  assert.deepEqual(cache({}), { dir: path.join('data', 'binaries'), maxBytes: 1024 ** 3, chosen: false });
+  assert.equal(cache({}, { db: '/srv/scoop/content.db' }).dir, '/srv/scoop/binaries');
+  assert.equal(cache({ SCOOP_VARIANT_DIR: '/var/lib/scoop/variants' }).dir, '/var/lib/scoop/binaries');
+  assert.equal(cache({ SCOOP_DB: 'postgres://scoop@db:5432/scoop' }).dir, path.join('data', 'binaries'));
+  assert.deepEqual(
+    cache({ SCOOP_BINARY_CACHE_DIR: '/var/cache/scoop-text', SCOOP_BINARY_CACHE_BYTES: '0' }),
+    {
+      dir: '/var/cache/scoop-text',
+      maxBytes: 0,
+      chosen: true,
+    },
+  );
+  assert.throws(() => cache({ SCOOP_BINARY_CACHE_BYTES: 'much' }), /SCOOP_BINARY_CACHE_BYTES/);
+});

@@ -2,6 +2,7 @@
 import type { ServerResponse } from 'node:http';
 import { type BinarySource, base64Chunks } from '../xml/binary.ts';
 import { type BodyPart, bodyLength } from '../xml/writer.ts';
+import type { TextFileCache } from './text-file-cache.ts';
 
 /**
  * How many bytes may wait in the socket's queue while the next piece is read (and, for a
@@ -16,15 +17,20 @@ class PieceWriter {
   private wake: (() => void) | undefined;
   private readonly closed = () => this.wake?.();
 
-  constructor(private readonly res: ServerResponse) {
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly textCache: TextFileCache | undefined,
+  ) {
     res.on('close', this.closed);
   }
 
-  async write(piece: Buffer | string): Promise<void> {
+  /** `written` is called once the piece has left (a lent buffer may then be reused). */
+  async write(piece: Buffer | string, written?: () => void): Promise<void> {
     const size = piece.length;
     this.pending += size;
     const flushed = () => {
       this.pending -= size;
+      written?.();
       this.wake?.();
     };
     if (typeof piece === 'string') this.res.write(piece, 'latin1', flushed);
@@ -37,6 +43,16 @@ class PieceWriter {
   }
 
   async writeBinary(source: BinarySource): Promise<void> {
+    if (this.textCache?.applies(source)) {
+      for await (const piece of this.textCache.text(source)) {
+        if (this.res.destroyed) {
+          piece.release?.();
+          return;
+        }
+        await this.write(piece.bytes, piece.release);
+      }
+      return;
+    }
     for await (const text of base64Chunks(source)) {
       if (this.res.destroyed) return;
       await this.write(text);
@@ -48,7 +64,10 @@ class PieceWriter {
   }
 }
 
-/** `sent.bytesOut` is given the body's length as the head is written (for the request log). */
+/**
+ * `sent.bytesOut` is given the body's length as the head is written (for the request log).
+ * Large binaries go through `textCache` when one is given (text-file-cache.ts).
+ */
 export async function sendParts(
   res: ServerResponse,
   status: number,
@@ -56,6 +75,7 @@ export async function sendParts(
   parts: readonly BodyPart[],
   withBody: boolean,
   sent?: { bytesOut: number },
+  textCache?: TextFileCache,
 ): Promise<void> {
   const length = bodyLength(parts);
   if (sent) sent.bytesOut = length;
@@ -68,7 +88,7 @@ export async function sendParts(
     res.end(parts[0]);
     return;
   }
-  const writer = new PieceWriter(res);
+  const writer = new PieceWriter(res, textCache);
   try {
     for (const part of parts) {
       if (res.destroyed) return;

@@ -34,8 +34,18 @@ export interface ServeSettings {
   readonly recordCacheBytes: number;
   /** Memory for whole successful answers, per content version; 0 turns the cache off. */
   readonly responseCacheBytes: number;
+  /** Files of large binaries' base64 text (server/text-file-cache.ts). */
+  readonly binaryCache: BinaryCacheSettings;
   /** Processes serving on one machine (node:cluster); 1 = no cluster (see cluster.ts). */
   readonly workers: number;
+}
+
+export interface BinaryCacheSettings {
+  readonly dir: string;
+  /** Bound of the folder; 0 keeps nothing. */
+  readonly maxBytes: number;
+  /** Set by SCOOP_BINARY_CACHE_DIR: an unusable folder then stops the start instead of turning the cache off. */
+  readonly chosen: boolean;
 }
 
 /** Transport limits of the HTTP server (node:http), each configurable. */
@@ -196,6 +206,7 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
       0,
       2 ** 40,
     ),
+    binaryCache: binaryCacheSettings(env, databaseSetting(flags, env)),
     logLevel: env.SCOOP_LOG_LEVEL ?? 'info',
     workers,
   };
@@ -283,6 +294,16 @@ function variantDir(env: Env, db: string): string {
   if (isPostgresUrl(db)) return path.join(path.dirname(DEFAULT_DB), 'variants');
   const file = db.startsWith('sqlite:') ? db.slice('sqlite:'.length) : db;
   return path.join(path.dirname(file), 'variants');
+}
+
+/** Beside the variant folder (`binaries/` next to `variants/`), so a deployment that lets scoop write one writes both. */
+function binaryCacheSettings(env: Env, db: string): BinaryCacheSettings {
+  const chosen = env.SCOOP_BINARY_CACHE_DIR;
+  return {
+    dir: chosen || path.join(path.dirname(variantDir(env, db)), 'binaries'),
+    maxBytes: integer(env.SCOOP_BINARY_CACHE_BYTES, 1024 ** 3, 'SCOOP_BINARY_CACHE_BYTES', 0, 2 ** 50),
+    chosen: Boolean(chosen),
+  };
 }
 
 /** The resize slots and queue are the instance's: each of its `workers` processes gets a share. */

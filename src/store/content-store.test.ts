@@ -319,6 +319,10 @@ function storeBehaviour(db: TestDatabase): void {
       ]);
       // A reader that fetched the record before can still stream the old bytes.
       assert.ok((await streamed(streaming)).bytes.equals(old));
+      // But no record has them: files kept of them (server/text-file-cache.ts) may go.
+      assert.equal(await store.binaryInUse(sha256(old)), false);
+      assert.equal(await store.binaryInUse(sha256(replacement)), true);
+      assert.equal(await store.binaryInUse('0'.repeat(64)), false);
       // Still inside the grace period (orphaned at 20 000, grace 1000, now 21 000).
       await importFolder(store, s.bundle(bundleJson({})), options(21_000));
       assert.deepEqual(await state(), [

@@ -79,6 +79,8 @@ export interface ContentStore extends TokenStore {
   peekVersion(): number | undefined;
   /** Increases with every successful import. */
   contentVersion(): Promise<number>;
+  /** Whether some record still has the binary of this SHA-256 (files kept of others may go). */
+  binaryInUse(sha256: string): Promise<boolean>;
   /** How many imports were committed and refused, and the last of each. */
   importRuns(): Promise<ImportRuns>;
   /** Records a refused import, in a transaction of its own. */

@@ -234,6 +234,14 @@ export class PostgresStore implements ContentStore {
     return Number(rows[0]!.value);
   }
 
+  async binaryInUse(sha256: string): Promise<boolean> {
+    // Orphaned blobs (no record since the last import) wait for their sweep; they are not in use.
+    const { rows } = await this.query('SELECT 1 FROM blobs WHERE sha256 = $1 AND orphaned_at IS NULL', [
+      sha256,
+    ]);
+    return rows.length > 0;
+  }
+
   async migrate(): Promise<number[]> {
     return this.withClient((client) => migrate(client, this.location.schema));
   }

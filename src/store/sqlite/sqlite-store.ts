@@ -139,6 +139,10 @@ export class SqliteStore implements ContentStore {
         'SELECT data FROM blob_chunks WHERE blob_id = ? AND seq = ?',
       ),
       version: db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'content_version'"),
+      // Orphaned blobs (no record since the last import) wait for their sweep; they are not in use.
+      binaryInUse: db.prepare<[string], { one: number }>(
+        'SELECT 1 AS one FROM blobs WHERE sha256 = ? AND orphaned_at IS NULL',
+      ),
       versions: db.prepare<[], { key: string; value: string }>(
         "SELECT key, value FROM meta WHERE key IN ('content_version', 'tokens_version')",
       ),
@@ -270,6 +274,10 @@ export class SqliteStore implements ContentStore {
 
   async contentVersion(): Promise<number> {
     return unavailableOnIoError(() => Number(this.statements.version.get()!.value));
+  }
+
+  async binaryInUse(sha256: string): Promise<boolean> {
+    return unavailableOnIoError(() => this.statements.binaryInUse.get(sha256) !== undefined);
   }
 
   async migrate(): Promise<number[]> {

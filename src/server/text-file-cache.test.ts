@@ -1,0 +1,275 @@
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { BinarySource } from '../xml/binary.ts';
+import {
+  TextCacheDirError,
+  TextFileCache,
+  type TextFileCacheOptions,
+  type TextPiece,
+} from './text-file-cache.ts';
+
+/** A binary whose stored base64 comes in pieces, as a store's chunked source gives it. */
+function sourceOf(
+  bytes: Buffer,
+  options: { failAt?: number; contentId?: string } = {},
+): BinarySource & { reads: number } {
+  const text = Buffer.from(bytes.toString('base64'), 'latin1');
+  const source = {
+    size: bytes.length,
+    contentId: options.contentId ?? createHash('sha256').update(bytes).digest('hex'),
+    reads: 0,
+    async *chunks() {
+      yield bytes;
+    },
+    base64Text: () =>
+      (async function* () {
+        source.reads++;
+        for (let at = 0; at < text.length; at += 96 * 1024) {
+          if (options.failAt !== undefined && at >= options.failAt) throw new Error('the store went away');
+          yield text.subarray(at, at + 96 * 1024);
+        }
+      })(),
+  };
+  return source;
+}
+
+async function collect(pieces: AsyncIterable<TextPiece>): Promise<{ text: string; lent: number }> {
+  let text = '';
+  let lent = 0;
+  for await (const piece of pieces) {
+    text += typeof piece.bytes === 'string' ? piece.bytes : piece.bytes.toString('latin1');
+    if (piece.release) {
+      lent++;
+      piece.release();
+    }
+  }
+  return { text, lent };
+}
+
+let dir: string;
+let errors: unknown[];
+let lookups: string[];
+
+function options(extra: Partial<TextFileCacheOptions> = {}): TextFileCacheOptions {
+  return {
+    dir,
+    maxBytes: 64 * 1024 * 1024,
+    minBinaryBytes: 1024,
+    onError: (error) => errors.push(error),
+    onLookup: (result) => lookups.push(result),
+    ...extra,
+  };
+}
+
+function keptFiles(): string[] {
+  return readdirSync(dir).filter((name) => name.endsWith('.b64'));
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'scoop-text-cache-'));
+  errors = [];
+  lookups = [];
+});
+
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('TextFileCache', () => {
+  test('a miss answers from the source and keeps the text; a hit answers from the file in lent buffers', async () => {
+    const cache = await TextFileCache.open(options());
+    const bytes = randomBytes(700_001);
+    const source = sourceOf(bytes);
+    assert.ok(cache.applies(source));
+
+    const first = await collect(cache.text(source));
+    assert.equal(first.text, bytes.toString('base64'));
+    assert.equal(first.lent, 0, 'pieces of the source are not lent');
+    await cache.settled();
+    assert.deepEqual(keptFiles(), [`${source.contentId}.b64`]);
+    assert.equal(readFileSync(path.join(dir, keptFiles()[0]!), 'latin1'), bytes.toString('base64'));
+
+    const second = await collect(cache.text(source));
+    assert.equal(second.text, bytes.toString('base64'));
+    assert.ok(second.lent > 1, 'read in several reused buffers');
+    assert.equal(source.reads, 1, 'the store is read once');
+    assert.deepEqual(lookups, ['miss', 'hit']);
+    assert.deepEqual(errors, []);
+    assert.deepEqual((await cache.size()).entries, 1);
+  });
+
+  test('only large binaries identified by a SHA-256 that fit the bound go through it', async () => {
+    const cache = await TextFileCache.open(options({ maxBytes: 4096, minBinaryBytes: 1000 }));
+    assert.ok(cache.applies(sourceOf(randomBytes(1000))));
+    assert.ok(!cache.applies(sourceOf(randomBytes(999))), 'below the minimum');
+    assert.ok(!cache.applies(sourceOf(randomBytes(3500))), 'its text would not fit the bound');
+    assert.ok(!cache.applies(sourceOf(randomBytes(2000), { contentId: 'variant:abc' })), 'not a SHA-256');
+    assert.ok(!cache.applies(sourceOf(randomBytes(2000), { contentId: '../../etc/passwd' })));
+    assert.ok(!TextFileCache.none().applies(sourceOf(randomBytes(2000))), 'no folder');
+    assert.ok(!(await TextFileCache.open(options({ maxBytes: 0 }))).applies(sourceOf(randomBytes(2000))));
+  });
+
+  test('an answer given up half-way (client gone) keeps no file, nor a temporary one', async () => {
+    const cache = await TextFileCache.open(options());
+    const source = sourceOf(randomBytes(600_000));
+    for await (const _piece of cache.text(source)) break;
+    await cache.settled();
+    assert.deepEqual(readdirSync(dir), []);
+    const again = await collect(cache.text(source));
+    assert.equal(again.text.length, 800_000);
+    await cache.settled();
+    assert.equal(keptFiles().length, 1, 'the next complete answer keeps it');
+  });
+
+  test('a source failing half-way fails the answer and keeps nothing', async () => {
+    const cache = await TextFileCache.open(options());
+    const source = sourceOf(randomBytes(600_000), { failAt: 300_000 });
+    await assert.rejects(collect(cache.text(source)), /the store went away/);
+    await cache.settled();
+    assert.deepEqual(readdirSync(dir), []);
+  });
+
+  test('two answers of one binary at once in one process: both complete, one file is written', async () => {
+    const cache = await TextFileCache.open(options());
+    const bytes = randomBytes(900_000);
+    const [a, b] = await Promise.all([
+      collect(cache.text(sourceOf(bytes))),
+      collect(cache.text(sourceOf(bytes))),
+    ]);
+    assert.equal(a.text, bytes.toString('base64'));
+    assert.equal(b.text, a.text);
+    await cache.settled();
+    assert.equal(keptFiles().length, 1);
+    assert.equal(readdirSync(dir).length, 1, 'no temporary file is left');
+  });
+
+  test('a kept file of the wrong length is removed and the answer comes from the source', async () => {
+    const cache = await TextFileCache.open(options());
+    const bytes = randomBytes(500_000);
+    const source = sourceOf(bytes);
+    writeFileSync(path.join(dir, `${source.contentId}.b64`), 'too short');
+    const answer = await collect(cache.text(source));
+    assert.equal(answer.text, bytes.toString('base64'));
+    assert.equal(errors.length, 1);
+    assert.match(String(errors[0]), /holds 9 characters/);
+    await cache.settled();
+    assert.equal(statSync(path.join(dir, `${source.contentId}.b64`)).size, answer.text.length, 'made anew');
+  });
+
+  test('past the bound, the least recently used files go', async () => {
+    // Each text is 400,000 characters; the bound holds two.
+    const cache = await TextFileCache.open(options({ maxBytes: 900_000 }));
+    const [a, b, c] = [
+      sourceOf(randomBytes(300_000)),
+      sourceOf(randomBytes(300_000)),
+      sourceOf(randomBytes(300_000)),
+    ];
+    for (const source of [a, b]) {
+      await collect(cache.text(source));
+      await cache.settled();
+    }
+    // b was used long ago, a just now (a hit touches a file older than a minute).
+    const longAgo = Date.now() / 1000 - 3600;
+    utimesSync(path.join(dir, `${a.contentId}.b64`), longAgo - 60, longAgo - 60);
+    utimesSync(path.join(dir, `${b.contentId}.b64`), longAgo, longAgo);
+    await collect(cache.text(a));
+    await collect(cache.text(c));
+    await cache.settled();
+    assert.deepEqual(keptFiles().sort(), [`${a.contentId}.b64`, `${c.contentId}.b64`].sort());
+    assert.deepEqual(await cache.size(), { entries: 2, bytes: 800_000 });
+  });
+
+  test('opening removes temporary files a crash left, not a fill another process is writing, and trims', async () => {
+    const old = path.join(dir, `${'a'.repeat(64)}.b64.0123456789ab.tmp`);
+    const young = path.join(dir, `${'b'.repeat(64)}.b64.ba9876543210.tmp`);
+    writeFileSync(old, 'x');
+    writeFileSync(young, 'y');
+    const hourAgo = Date.now() / 1000 - 3600;
+    utimesSync(old, hourAgo, hourAgo);
+    writeFileSync(path.join(dir, `${'c'.repeat(64)}.b64`), Buffer.alloc(3000));
+    writeFileSync(path.join(dir, `${'d'.repeat(64)}.b64`), Buffer.alloc(3000));
+    utimesSync(path.join(dir, `${'c'.repeat(64)}.b64`), hourAgo, hourAgo);
+    writeFileSync(path.join(dir, 'notes.txt'), 'not the cache’s');
+    await TextFileCache.open(options({ maxBytes: 4000 }));
+    assert.ok(!existsSync(old));
+    assert.ok(existsSync(young));
+    assert.deepEqual(keptFiles(), [`${'d'.repeat(64)}.b64`]);
+    assert.ok(existsSync(path.join(dir, 'notes.txt')), 'other files are left alone');
+  });
+
+  test('a folder that cannot be made is refused at open', async () => {
+    const blocker = path.join(dir, 'a-file');
+    writeFileSync(blocker, '');
+    await assert.rejects(
+      TextFileCache.open(options({ dir: path.join(blocker, 'binaries') })),
+      (error: unknown) => error instanceof TextCacheDirError && /ENOTDIR/.test(error.reason),
+    );
+  });
+
+  test('a file the folder lost between answers is made again', async () => {
+    const cache = await TextFileCache.open(options());
+    const source = sourceOf(randomBytes(300_000));
+    await collect(cache.text(source));
+    await cache.settled();
+    rmSync(path.join(dir, keptFiles()[0]!));
+    mkdirSync(path.join(dir, 'sub'));
+    const again = await collect(cache.text(source));
+    assert.equal(again.text.length, 400_000);
+    assert.deepEqual(lookups, ['miss', 'miss']);
+    assert.deepEqual(errors, []);
+  });
+
+  test('files of contents no record has any more are forgotten, once the content version moves', async () => {
+    const cache = await TextFileCache.open(options());
+    const [kept, gone] = [sourceOf(randomBytes(30_000)), sourceOf(randomBytes(30_000))];
+    for (const source of [kept, gone]) await collect(cache.text(source));
+    await cache.settled();
+    const inUse = new Set([kept.contentId, gone.contentId]);
+    let version = 1;
+    const checked: string[] = [];
+    const stop = cache.watchContent(
+      async () => version,
+      async (id) => {
+        checked.push(id);
+        return inUse.has(id);
+      },
+      20,
+    );
+    try {
+      await waitFor(() => checked.length === 2);
+      inUse.delete(gone.contentId);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(keptFiles().length, 2, 'nothing is checked again while the version stays');
+      assert.equal(checked.length, 2);
+      version = 2;
+      await waitFor(() => keptFiles().length === 1);
+      assert.deepEqual(keptFiles(), [`${kept.contentId}.b64`]);
+    } finally {
+      stop();
+    }
+    assert.equal(await cache.forgetUnused(async () => false), 1);
+    assert.deepEqual(keptFiles(), []);
+  });
+});
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
