@@ -1,10 +1,11 @@
-import { databaseSetting } from '../server/settings.ts';
+import { binaryCacheSettings, databaseSetting } from '../server/settings.ts';
 import type { HashProgress } from '../store/bundle/read-bundle.ts';
 import { BundleError } from '../store/bundle/validate.ts';
 import { RECORD_KINDS } from '../store/content-store.ts';
 import { type ImportProgress, type ImportSummary, importFolder } from '../store/import.ts';
 import { openStore } from '../store/open-store.ts';
 import { redactLocation } from '../store/postgres/location.ts';
+import { keepLargeBinaries } from './keep-binaries.ts';
 import { DB_OPTION, parseCommand, UsageError } from './usage.ts';
 
 const HELP = `Usage: scoop import <bundle-dir> [--db PATH|URL]
@@ -92,11 +93,16 @@ export async function runImport(folder: string, db: string, interactive: boolean
   const store = await openStore(db);
   const printer = interactive ? progressPrinter(process.stderr) : undefined;
   try {
-    return await importFolder(
+    const summary = await importFolder(
       store,
       folder,
       printer ? { onHashing: printer.hashing, onProgress: printer.writing } : {},
     );
+    printer?.finish();
+    await keepLargeBinaries(store, binaryCacheSettings(process.env, db), (line) =>
+      process.stderr.write(`${line}\n`),
+    );
+    return summary;
   } finally {
     printer?.finish();
     await store.close();

@@ -24,6 +24,7 @@ import { importFolder } from '../store/import.ts';
 import { openStore } from '../store/open-store.ts';
 import { redactLocation } from '../store/postgres/location.ts';
 import { formatSummary } from './import-command.ts';
+import { keepLargeBinaries } from './keep-binaries.ts';
 import { parseCommand, UsageError } from './usage.ts';
 
 const HELP = `Usage: scoop serve [--host H] [--port P] [--db PATH] [--namespace NS] [--public-url URL] [--seed BUNDLE]
@@ -91,6 +92,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       process.stderr.write(
         `Imported ${seed} into ${redactLocation(settings.db)}:\n${formatSummary(summary)}\n`,
       );
+      await keepLargeBinaries(store, settings.binaryCache, (line) => logger.warn(line));
     } catch (error) {
       if (error instanceof BundleError) {
         process.stderr.write(`scoop serve: the seed bundle was refused: ${error.message}\n`);

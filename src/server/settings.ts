@@ -297,7 +297,7 @@ function variantDir(env: Env, db: string): string {
 }
 
 /** Beside the variant folder (`binaries/` next to `variants/`), so a deployment that lets scoop write one writes both. */
-function binaryCacheSettings(env: Env, db: string): BinaryCacheSettings {
+export function binaryCacheSettings(env: Env, db: string): BinaryCacheSettings {
   const chosen = env.SCOOP_BINARY_CACHE_DIR;
   return {
     dir: chosen || path.join(path.dirname(variantDir(env, db)), 'binaries'),

@@ -112,6 +112,40 @@ describe('TextFileCache', () => {
     assert.deepEqual((await cache.size()).entries, 1);
   });
 
+  test('keep writes the missing files of the sources that apply, counting no lookups', async () => {
+    const cache = await TextFileCache.open(options());
+    const [a, b, small] = [
+      sourceOf(randomBytes(300_000)),
+      sourceOf(randomBytes(300_000)),
+      sourceOf(randomBytes(500)),
+    ];
+    await collect(cache.text(a));
+    await cache.settled();
+    lookups.length = 0;
+    assert.equal(await cache.keep([a, b, small]), 1);
+    assert.deepEqual(keptFiles().sort(), [`${a.contentId}.b64`, `${b.contentId}.b64`].sort());
+    assert.equal(readFileSync(path.join(dir, `${b.contentId}.b64`), 'latin1').length, 400_000);
+    assert.equal(a.reads, 1, 'a file already there is not written again');
+    assert.deepEqual(lookups, []);
+  });
+
+  test('a binary stored raw (encoded as it streams) is kept alike', async () => {
+    const cache = await TextFileCache.open(options());
+    const bytes = randomBytes(500_002);
+    const raw: BinarySource = {
+      size: bytes.length,
+      contentId: createHash('sha256').update(bytes).digest('hex'),
+      async *chunks() {
+        for (let at = 0; at < bytes.length; at += 100_000) yield bytes.subarray(at, at + 100_000);
+      },
+    };
+    assert.equal((await collect(cache.text(raw))).text, bytes.toString('base64'));
+    await cache.settled();
+    assert.equal(readFileSync(path.join(dir, `${raw.contentId}.b64`), 'latin1'), bytes.toString('base64'));
+    assert.equal((await collect(cache.text(raw))).text, bytes.toString('base64'));
+    assert.deepEqual(lookups, ['miss', 'hit']);
+  });
+
   test('only large binaries identified by a SHA-256 that fit the bound go through it', async () => {
     const cache = await TextFileCache.open(options({ maxBytes: 4096, minBinaryBytes: 1000 }));
     assert.ok(cache.applies(sourceOf(randomBytes(1000))));

@@ -175,6 +175,26 @@ export class TextFileCache {
     else yield* this.fromSource(source, id, length);
   }
 
+  /**
+   * Writes the files of the sources that go through the cache and have none yet, one at a
+   * time (after an import, so that even the first answer of a large binary is read from a
+   * file); how many were written.
+   */
+  async keep(sources: Iterable<BinarySource>): Promise<number> {
+    let written = 0;
+    for (const source of sources) {
+      if (!this.applies(source)) continue;
+      const id = source.contentId!;
+      const length = base64Length(source.size);
+      const present = await stat(this.fileOf(id)).catch(() => undefined);
+      if (present?.size === length) continue;
+      for await (const _piece of this.fromSource(source, id, length));
+      await this.settled();
+      if ((await stat(this.fileOf(id)).catch(() => undefined))?.size === length) written++;
+    }
+    return written;
+  }
+
   /** Resolves when the files being written now are in place (or given up). */
   async settled(): Promise<void> {
     while (this.pending.size > 0) await Promise.all(this.pending);
