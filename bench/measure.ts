@@ -33,11 +33,11 @@ export interface MeasureSettings {
   readonly connections: number;
   readonly warmupSeconds: number;
   readonly seconds: number;
-  /** Rounds per scenario, ours and the ceiling alternating; the medians count. */
+  /** Rounds per scenario, ours and the ceiling back to back; ratios are the median of the rounds' ratios. */
   readonly rounds: number;
 }
 
-let settings: MeasureSettings = { connections: 32, warmupSeconds: 1, seconds: 5, rounds: 3 };
+let settings: MeasureSettings = { connections: 32, warmupSeconds: 1, seconds: 2, rounds: 7 };
 
 export function configure(next: MeasureSettings): void {
   settings = next;
@@ -126,6 +126,26 @@ export function medianRun(runs: readonly Run[]): Run {
   };
 }
 
+/**
+ * The ratio of two servers' figures measured in the same rounds: the median of the
+ * rounds' own ratios, each taken from two runs made back to back. On this shared VM a
+ * server's rate moves by up to 2× from one 2-second run to the next (docs/performance.md),
+ * for both alike; a ratio of the two medians would pair runs seconds or minutes apart.
+ * Runs without rounds (or with a different number) are compared as they are.
+ */
+export function pairedRatio(
+  a: Run,
+  b: Run,
+  figure: (round: { rps: number; p99Ms: number }) => number,
+): number {
+  const [x, y] = [a.rounds, b.rounds];
+  if (!x || !y || x.length !== y.length || x.length === 0)
+    return figure({ rps: a.rps, p99Ms: a.p99Ms }) / figure({ rps: b.rps, p99Ms: b.p99Ms });
+  const ratios = x.map((round, i) => figure(round) / figure(y[i]!)).sort((p, q) => p - q);
+  const mid = ratios.length >> 1;
+  return ratios.length % 2 === 1 ? ratios[mid]! : (ratios[mid - 1]! + ratios[mid]!) / 2;
+}
+
 export const failedRun = (reason: string): Run => ({
   rps: Number.NaN,
   p50Ms: Number.NaN,
@@ -150,8 +170,8 @@ export function judge(
   const good = (r: Run | null): Run | null => (r !== null && r.failed === null ? r : null);
   const [o, c, p] = [good(ours), good(ceiling), good(peer)];
   const misses: string[] = [];
-  const oursToCeiling = o && c ? o.rps / c.rps : null;
-  const p99ToCeiling = o && c ? o.p99Ms / c.p99Ms : null;
+  const oursToCeiling = o && c ? pairedRatio(o, c, (r) => r.rps) : null;
+  const p99ToCeiling = o && c ? pairedRatio(o, c, (r) => r.p99Ms) : null;
   const oursToPeer = o && p ? o.rps / p.rps : null;
   if (!o) misses.push(`ours FAILED (${ours?.failed ?? 'not run'})`);
   if (!c) misses.push(`no ceiling figure (${ceiling?.failed ?? 'not run'})`);
@@ -388,7 +408,7 @@ export async function compareStore(
       }
       const base = medianRun(baseRuns);
       const run = medianRun(storeRuns);
-      const ratio = run.failed === null && base.failed === null ? run.rps / base.rps : null;
+      const ratio = run.failed === null && base.failed === null ? pairedRatio(run, base, (r) => r.rps) : null;
       results.push({
         name: s.name,
         sqliteRps: base.failed === null ? base.rps : null,

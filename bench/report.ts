@@ -233,6 +233,9 @@ export function render(report: BenchReport): string {
       ]);
     }
     out.push(table(rows));
+    out.push(
+      "req/s and p99: the round with the median rate and the median p99 of the rounds; ours/ceil and p99/ceil: the median of the rounds' own ratios (ours and the ceiling measured back to back)",
+    );
     out.push('');
     out.push(
       table([

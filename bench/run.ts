@@ -5,7 +5,7 @@
  *   npm run bench                              everything: scenarios vs ceiling and peer, 200 MB, RSS, images
  *   npm run bench -- --only getBereich-get,huge   some scenarios (names as in the table; `huge`, `images`)
  *   npm run bench -- --seconds 10 --warmup 2   longer runs
- *   npm run bench -- --rounds 5                rounds per scenario, ours and the ceiling alternating (medians; default 3)
+ *   npm run bench -- --rounds 9                rounds per scenario, ours and the ceiling back to back (default 7; ratios are the median of the rounds' ratios)
  *   npm run bench -- --store postgres          ours on PostgreSQL too, as a ratio of SQLite (bench/stores.ts;
  *                                              by default PostgreSQL is measured when one answers)
  *   npm run bench -- --store sqlite            SQLite only
@@ -62,9 +62,9 @@ const { values: opts } = parseArgs({
   args: process.argv.slice(2),
   options: {
     only: { type: 'string' },
-    seconds: { type: 'string', default: '5' },
+    seconds: { type: 'string', default: '2' },
     warmup: { type: 'string', default: '1' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '7' },
     connections: { type: 'string', default: '32' },
     store: { type: 'string', multiple: true },
     'no-peer': { type: 'boolean', default: false },
