@@ -126,6 +126,19 @@ function fetchDecoded(url: string, body?: string, headers: Record<string, string
   );
 }
 
+/** getAnhang 900 over SOAP 1.1: the whole file, as long as announced. */
+async function assertSoapAnswer(base: string): Promise<void> {
+  const envelope =
+    '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>' +
+    '<getAnhang xmlns="http://scoop.example.org/api"><anhangID>900</anhangID></getAnhang></soap:Body></soap:Envelope>';
+  const result = await fetchDecoded(`${base}/scoop/api/v6/public.asmx`, envelope, {
+    'content-type': 'text/xml; charset=utf-8',
+  });
+  assert.equal(result.status, 200);
+  assert.equal(result.received, result.length);
+  assert.equal(result.sha, expectedSha);
+}
+
 for (const db of DATABASES) describe(db.name, () => streaming(db));
 for (const db of DATABASES) describe(`${db.name}, through the binary text cache`, () => cached(db));
 
@@ -154,15 +167,7 @@ function streaming(db: TestDatabase): void {
   });
 
   test('the same attachment streams over SOAP 1.1', async () => {
-    const envelope =
-      '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>' +
-      '<getAnhang xmlns="http://scoop.example.org/api"><anhangID>900</anhangID></getAnhang></soap:Body></soap:Envelope>';
-    const result = await fetchDecoded(`${fixture.server.url}/scoop/api/v6/public.asmx`, envelope, {
-      'content-type': 'text/xml; charset=utf-8',
-    });
-    assert.equal(result.status, 200);
-    assert.equal(result.received, result.length);
-    assert.equal(result.sha, expectedSha);
+    await assertSoapAnswer(fixture.server.url);
   });
 }
 
@@ -213,15 +218,7 @@ function cached(db: TestDatabase): void {
 
   test('over SOAP 1.1 too, and a damaged file is replaced, the answer coming from the store', async () => {
     writeFileSync(path.join(dir, `${expectedSha}.b64`), 'damaged');
-    const envelope =
-      '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>' +
-      '<getAnhang xmlns="http://scoop.example.org/api"><anhangID>900</anhangID></getAnhang></soap:Body></soap:Envelope>';
-    const result = await fetchDecoded(`${fixture.server.url}/scoop/api/v6/public.asmx`, envelope, {
-      'content-type': 'text/xml; charset=utf-8',
-    });
-    assert.equal(result.status, 200);
-    assert.equal(result.received, result.length);
-    assert.equal(result.sha, expectedSha);
+    await assertSoapAnswer(fixture.server.url);
     await cache.settled();
     assert.equal(statSync(path.join(dir, `${expectedSha}.b64`)).size, base64Length(SIZE));
     assert.match(String(errors[0]), /holds 7 characters/);

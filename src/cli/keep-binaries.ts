@@ -5,7 +5,7 @@
  * a SQLite store, or SCOOP_BINARY_CACHE_DIR); servers elsewhere fill theirs on first use.
  */
 import type { BinaryCacheSettings } from '../server/settings.ts';
-import { TextCacheDirError, TextFileCache } from '../server/text-file-cache.ts';
+import { TextCacheDirError, TextFileCache, worthKeeping } from '../server/text-file-cache.ts';
 import type { ContentStore } from '../store/content-store.ts';
 import type { BinarySource } from '../xml/binary.ts';
 
@@ -17,20 +17,23 @@ export async function keepLargeBinaries(
 ): Promise<number> {
   if (settings.maxBytes <= 0) return 0;
   try {
-    const failures: unknown[] = [];
-    const cache = await TextFileCache.open({
-      dir: settings.dir,
-      maxBytes: settings.maxBytes,
-      onError: (error) => failures.push(error),
-    });
     const sources = await store.read(async (snapshot) => {
       const byContent = new Map<string, BinarySource>();
       for (const kind of ['anhaenge', 'bilder'] as const)
         for (const { record } of await snapshot.all(kind)) {
           const source = record.blob?.source;
-          if (source?.contentId && cache.applies(source)) byContent.set(source.contentId, source);
+          if (source?.contentId && worthKeeping(source, settings.maxBytes))
+            byContent.set(source.contentId, source);
         }
       return [...byContent.values()];
+    });
+    // No folder is made for a store without large binaries.
+    if (sources.length === 0) return 0;
+    const failures: unknown[] = [];
+    const cache = await TextFileCache.open({
+      dir: settings.dir,
+      maxBytes: settings.maxBytes,
+      onError: (error) => failures.push(error),
     });
     const written = await cache.keep(sources);
     if (failures.length > 0) warn(`binary cache: ${String(failures[0])}`);

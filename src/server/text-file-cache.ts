@@ -66,6 +66,20 @@ const STALE_TEMPORARY_MS = 10 * 60_000;
 const CONTENT_ID = /^[0-9a-f]{64}$/;
 const SUFFIX = '.b64';
 
+/** Large enough to keep, small enough for the bound, and named by its SHA-256. */
+export function worthKeeping(
+  source: BinarySource,
+  maxBytes: number,
+  minBinaryBytes = DEFAULT_MIN_BINARY_BYTES,
+): boolean {
+  return (
+    source.size >= minBinaryBytes &&
+    base64Length(source.size) <= maxBytes &&
+    source.contentId !== undefined &&
+    CONTENT_ID.test(source.contentId)
+  );
+}
+
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
 }
@@ -155,13 +169,7 @@ export class TextFileCache {
 
   /** Whether answers of this binary go through the cache: large, identified by its SHA-256. */
   applies(source: BinarySource): boolean {
-    return (
-      this.dir !== undefined &&
-      source.size >= this.minBinaryBytes &&
-      base64Length(source.size) <= this.options.maxBytes &&
-      source.contentId !== undefined &&
-      CONTENT_ID.test(source.contentId)
-    );
+    return this.dir !== undefined && worthKeeping(source, this.options.maxBytes, this.minBinaryBytes);
   }
 
   /** The base64 text of `source` (see `applies`), piece by piece: from its file, or from the source while its file is made. */
