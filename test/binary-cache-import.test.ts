@@ -4,21 +4,19 @@
  * them; trouble with the folder never fails an import that has committed.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { bundleJson, pattern, scratch } from './support/bundles.ts';
+import { runScoop } from './support/scoop-command.ts';
 
 const s = scratch();
-const BIN = path.resolve('bin/scoop.js');
 const LARGE = pattern(9 * 1024 * 1024 + 2, 7);
 const SMALL = pattern(100_000, 8);
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 function importBundle(db: string, env: Record<string, string> = {}) {
-  const { SCOOP_DB: _db, SCOOP_VARIANT_DIR: _v, SCOOP_BINARY_CACHE_DIR: _b, ...inherited } = process.env;
   const bundle = s.bundle(
     bundleJson({
       anhaenge: [
@@ -28,43 +26,40 @@ function importBundle(db: string, env: Record<string, string> = {}) {
     }),
     { 'large.bin': LARGE, 'small.bin': SMALL },
   );
-  return spawnSync(process.execPath, [BIN, 'import', bundle, '--db', db], {
-    env: { ...inherited, ...env },
-    encoding: 'utf8',
-  });
+  return runScoop(['import', bundle, '--db', db], { env });
 }
 
 describe('scoop import and the binary text cache', () => {
-  test('the text of a binary of 8 MiB or more is written beside the store; smaller ones are not', () => {
+  test('the text of a binary of 8 MiB or more is written beside the store; smaller ones are not', async () => {
     const db = path.join(s.dir(), 'scoop.db');
-    const run = importBundle(db);
-    assert.equal(run.status, 0, run.stderr);
+    const run = await importBundle(db);
+    assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stderr, '');
     const folder = path.join(path.dirname(db), 'binaries');
     assert.deepEqual(readdirSync(folder), [`${sha(LARGE)}.b64`]);
     assert.equal(readFileSync(path.join(folder, `${sha(LARGE)}.b64`), 'latin1'), LARGE.toString('base64'));
     // Imported again: nothing to write, nothing changed.
-    const again = importBundle(db);
-    assert.equal(again.status, 0, again.stderr);
+    const again = await importBundle(db);
+    assert.equal(again.code, 0, again.stderr);
     assert.deepEqual(readdirSync(folder), [`${sha(LARGE)}.b64`]);
   });
 
-  test('SCOOP_BINARY_CACHE_DIR is honoured, and SCOOP_BINARY_CACHE_BYTES=0 writes nothing', () => {
+  test('SCOOP_BINARY_CACHE_DIR is honoured, and SCOOP_BINARY_CACHE_BYTES=0 writes nothing', async () => {
     const chosen = path.join(s.dir(), 'text');
     const db = path.join(s.dir(), 'scoop.db');
-    assert.equal(importBundle(db, { SCOOP_BINARY_CACHE_DIR: chosen }).status, 0);
+    assert.equal((await importBundle(db, { SCOOP_BINARY_CACHE_DIR: chosen })).code, 0);
     assert.deepEqual(readdirSync(chosen), [`${sha(LARGE)}.b64`]);
     const off = path.join(s.dir(), 'scoop.db');
-    assert.equal(importBundle(off, { SCOOP_BINARY_CACHE_BYTES: '0' }).status, 0);
+    assert.equal((await importBundle(off, { SCOOP_BINARY_CACHE_BYTES: '0' })).code, 0);
     assert.ok(!existsSync(path.join(path.dirname(off), 'binaries')));
   });
 
-  test('a folder that cannot be used is told in one line; the import stands', () => {
+  test('a folder that cannot be used is told in one line; the import stands', async () => {
     const blocker = path.join(s.dir(), 'a-file');
     writeFileSync(blocker, '');
     const db = path.join(s.dir(), 'scoop.db');
-    const run = importBundle(db, { SCOOP_BINARY_CACHE_DIR: path.join(blocker, 'text') });
-    assert.equal(run.status, 0);
+    const run = await importBundle(db, { SCOOP_BINARY_CACHE_DIR: path.join(blocker, 'text') });
+    assert.equal(run.code, 0);
     assert.match(run.stdout, /^Imported /);
     const lines = run.stderr.trimEnd().split('\n');
     assert.equal(lines.length, 1, run.stderr);

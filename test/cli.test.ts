@@ -20,36 +20,14 @@ import { SQLITE_MIGRATIONS } from '../src/store/sqlite/migrations.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { bundleJson, generation, pattern, scratch } from './support/bundles.ts';
 import { DATABASES, POSTGRES, SQLITE, type TestDatabase } from './support/databases.ts';
+import { type CommandRun, runScoop } from './support/scoop-command.ts';
 
 const s = scratch();
 const BIN = path.resolve('bin/scoop.js');
 const GUID_LINE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\n$/;
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function scoop(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<Run> {
-  const { SCOOP_DB: _ignored, ...inherited } = process.env;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: s.root,
-      env: { ...inherited, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => {
-      stdout += text;
-    });
-    child.stderr.setEncoding('utf8').on('data', (text: string) => {
-      stderr += text;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function scoop(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<CommandRun> {
+  return runScoop(args, { cwd: s.root, env });
 }
 
 /** A word for `sh -c`: single-quoted, its single quotes spelled '\''. */

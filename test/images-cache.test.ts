@@ -14,20 +14,20 @@ import { ImageService, type ImageSettings } from '../src/images/image-service.ts
 import { type Resizer, resizeImage } from '../src/images/resize.ts';
 import { bundleJson, importFolder, pattern, scratch } from './support/bundles.ts';
 import { type Fixture, REFERENCE_BUNDLE, startFixture } from './support/fixture-server.ts';
-import { assertColour, BLUE, bands, decode, GREEN, halves, RED } from './support/images.ts';
+import {
+  assertColour,
+  BLUE,
+  bands,
+  decode,
+  GREEN,
+  halves,
+  RED,
+  TEST_IMAGE_SETTINGS,
+} from './support/images.ts';
 
 const s = scratch();
 const PUBLIC = '/scoop/api/v6/public.asmx';
 const LARGE = 900;
-
-const SETTINGS: ImageSettings = {
-  concurrency: 2,
-  maxWaiting: 8,
-  maxPixels: 40_000_000,
-  cacheDir: undefined,
-  cacheBytes: 64 * 1024 * 1024,
-  background: { r: 255, g: 255, b: 255, alpha: 0 },
-};
 
 /** Noise, so that its PNG variants stay large: a 900×900 variant is about 2.4 MB. */
 async function noisePng(side: number): Promise<Buffer> {
@@ -80,7 +80,7 @@ async function server(
 ): Promise<Server> {
   const resizes = counting();
   const images = await ImageService.open(
-    { ...SETTINGS, cacheDir, ...settings },
+    { ...TEST_IMAGE_SETTINGS, cacheDir, ...settings },
     { resizer: resizes.resizer },
   );
   // Without the whole-answer cache, every request reaches the variant cache.

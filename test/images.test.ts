@@ -9,20 +9,21 @@ import { ImageService, type ImageServiceDeps, type ImageSettings } from '../src/
 import { type Resizer, resizeImage } from '../src/images/resize.ts';
 import { bundleJson, importFolder, scratch } from './support/bundles.ts';
 import { type Fixture, REFERENCE_BUNDLE, startFixture } from './support/fixture-server.ts';
-import { assertColour, BLUE, bands, decode, GREEN, halves, pngBomb, RED } from './support/images.ts';
+import {
+  assertColour,
+  BLUE,
+  bands,
+  decode,
+  GREEN,
+  halves,
+  pngBomb,
+  RED,
+  TEST_IMAGE_SETTINGS,
+} from './support/images.ts';
 
 const s = scratch();
 const NS = 'http://scoop.example.org/api';
 const PUBLIC = '/scoop/api/v6/public.asmx';
-
-const SETTINGS: ImageSettings = {
-  concurrency: 2,
-  maxWaiting: 8,
-  maxPixels: 40_000_000,
-  cacheDir: undefined,
-  cacheBytes: 64 * 1024 * 1024,
-  background: { r: 255, g: 255, b: 255, alpha: 0 },
-};
 
 let bandsPng: Buffer;
 let gpsJpeg: Buffer;
@@ -53,7 +54,7 @@ before(async () => {
 });
 
 async function start(settings: Partial<ImageSettings> = {}, deps: ImageServiceDeps = {}): Promise<Fixture> {
-  const images = await ImageService.open({ ...SETTINGS, ...settings }, deps);
+  const images = await ImageService.open({ ...TEST_IMAGE_SETTINGS, ...settings }, deps);
   return startFixture({ images }, [REFERENCE_BUNDLE, bundle]);
 }
 

@@ -5,27 +5,15 @@
  * variant and whole-answer caches.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { before, test } from 'node:test';
 import { bundleJson, scratch } from './support/bundles.ts';
+import { runScoop as scoop } from './support/scoop-command.ts';
 import { getFresh, listeningUrl, type ServeProcess, serveProcesses } from './support/serve-process.ts';
 
 const DEMO = path.resolve('examples/demo-bundle');
 const s = scratch();
 const serves = serveProcesses();
-
-function scoop(args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/scoop.js', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (text: string) => {
-      stderr += text;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stderr }));
-  });
-}
 
 /** The value of one series in the exposition text, or undefined when it is absent. */
 function value(text: string, series: string): number | undefined {

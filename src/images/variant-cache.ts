@@ -15,10 +15,11 @@
  * when an image changes (or is gone), the variants of its old content are deleted.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { isStaleTemporary, prepareCacheFolder } from '../cache/folder.ts';
 import type { Binary, BinarySource } from '../xml/binary.ts';
 import { isOutputFormat, type OutputFormat } from './formats.ts';
 import { openedFile } from './opened-file.ts';
@@ -70,8 +71,6 @@ export class VariantDirError extends Error {
 const INLINE_BYTES = 1024 * 1024;
 /** A hit records its use (the LRU order) at most this often per variant. */
 const TOUCH_INTERVAL_MS = 60_000;
-/** A temporary file this old was left by a crash; younger ones may be another process's write. */
-const STALE_TEMPORARY_MS = 10 * 60_000;
 /** How long a process waits for another's write transaction (each is short) before giving up. */
 const BUSY_TIMEOUT_MS = 5_000;
 const INDEX_FILE = 'index.sqlite';
@@ -192,11 +191,7 @@ export class VariantCache {
     if (dir === undefined || maxBytes <= 0) return new VariantCache(options, undefined);
     let db: Database.Database | undefined;
     try {
-      await mkdir(dir, { recursive: true });
-      // A write now, so a read-only folder is refused at start rather than on every resize.
-      const probe = path.join(dir, `.probe-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
-      writeFileSync(probe, '');
-      unlinkSync(probe);
+      await prepareCacheFolder(dir);
       db = new Database(path.join(dir, INDEX_FILE), { timeout: BUSY_TIMEOUT_MS });
       db.pragma('journal_mode = WAL');
       // A cache: losing the last transactions in a power cut only costs resizes.
@@ -377,7 +372,7 @@ export class VariantCache {
       const file = path.join(index.dir, name);
       if (name.endsWith('.tmp')) {
         try {
-          if (now - statSync(file).mtimeMs > STALE_TEMPORARY_MS) rmSync(file, { force: true });
+          if (isStaleTemporary(statSync(file).mtimeMs, now)) rmSync(file, { force: true });
         } catch (error) {
           if (!isMissing(error)) throw error;
         }

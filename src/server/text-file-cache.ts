@@ -16,9 +16,9 @@
  * file unlinked by another process's eviction stays readable to whoever has it open.
  */
 import { randomBytes } from 'node:crypto';
-import { unlinkSync, writeFileSync } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { isStaleTemporary, prepareCacheFolder } from '../cache/folder.ts';
 import { type BinarySource, base64Chunks, base64Length } from '../xml/binary.ts';
 
 export interface TextFileCacheOptions {
@@ -61,8 +61,6 @@ const POOL_LIMIT = 16;
 const MAX_UNWRITTEN_BYTES = 8 * 1024 * 1024;
 /** A hit records its use (the eviction order, as the file's mtime) at most this often. */
 const TOUCH_INTERVAL_MS = 60_000;
-/** A temporary file this old was left by a crash; younger ones may be another process's fill. */
-const STALE_TEMPORARY_MS = 10 * 60_000;
 const CONTENT_ID = /^[0-9a-f]{64}$/;
 const SUFFIX = '.b64';
 
@@ -150,11 +148,7 @@ export class TextFileCache {
     const { dir, maxBytes } = options;
     if (dir === undefined || maxBytes <= 0) return new TextFileCache(options, undefined);
     try {
-      await mkdir(dir, { recursive: true });
-      // A write now, so a read-only folder is refused at start rather than on every answer.
-      const probe = path.join(dir, `.probe-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
-      writeFileSync(probe, '');
-      unlinkSync(probe);
+      await prepareCacheFolder(dir);
     } catch (error) {
       throw new TextCacheDirError(dir, reasonOf(error), { cause: error });
     }
@@ -206,12 +200,6 @@ export class TextFileCache {
   /** Resolves when the files being written now are in place (or given up). */
   async settled(): Promise<void> {
     while (this.pending.size > 0) await Promise.all(this.pending);
-  }
-
-  /** Total size of the kept files (for the folder as a whole, whichever process wrote them). */
-  async size(): Promise<{ entries: number; bytes: number }> {
-    const files = await this.listed();
-    return { entries: files.length, bytes: files.reduce((sum, f) => sum + f.size, 0) };
   }
 
   /** Removes the files of contents that `inUse` says no record has any more; how many went. */
@@ -407,7 +395,7 @@ export class TextFileCache {
         if (!name.endsWith('.tmp')) continue;
         const file = path.join(this.dir, name);
         const info = await stat(file).catch(() => undefined);
-        if (info && now - info.mtimeMs > STALE_TEMPORARY_MS) await rm(file, { force: true });
+        if (info && isStaleTemporary(info.mtimeMs, now)) await rm(file, { force: true });
       }
     }
     const files = await this.listed();

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createDeflate } from 'node:zlib';
 import sharp from 'sharp';
+import type { ImageSettings } from '../../src/images/image-service.ts';
 
 export type Rgb = readonly [number, number, number];
 export type Rgba = readonly [number, number, number, number];
@@ -135,3 +136,13 @@ export async function pngBomb(side: number): Promise<Buffer> {
     pngChunk('IEND', Buffer.alloc(0)),
   ]);
 }
+
+/** Image settings for tests: two resize slots, a short queue, no variant folder unless a test gives one. */
+export const TEST_IMAGE_SETTINGS: ImageSettings = {
+  concurrency: 2,
+  maxWaiting: 8,
+  maxPixels: 40_000_000,
+  cacheDir: undefined,
+  cacheBytes: 64 * 1024 * 1024,
+  background: { r: 255, g: 255, b: 255, alpha: 0 },
+};
