@@ -15,6 +15,20 @@ import {
 
 const s = scratch();
 
+/** Runs an ES module's text in a child node (with the TypeScript loader). */
+function runChild(code: string): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    p.stderr.setEncoding('utf8').on('data', (text: string) => {
+      stderr += text;
+    });
+    p.on('error', reject).on('close', (exit) => resolve({ code: exit, stderr }));
+  });
+}
+
 async function bytesOf(data: Binary): Promise<Buffer> {
   if (data instanceof Uint8Array) return Buffer.from(data);
   const parts: Buffer[] = [];
@@ -423,18 +437,7 @@ describe('VariantCache: several processes on one folder', () => {
         if (cache.stats.bytes > ${bound}) throw new Error('over the bound: ' + cache.stats.bytes);
       }
       cache.close();`;
-    const run = (n: number) =>
-      new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-        const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', child(n)], {
-          stdio: ['ignore', 'ignore', 'pipe'],
-        });
-        let stderr = '';
-        p.stderr.setEncoding('utf8').on('data', (text: string) => {
-          stderr += text;
-        });
-        p.on('error', reject).on('close', (code) => resolve({ code, stderr }));
-      });
-    const results = await Promise.all([1, 2, 3].map(run));
+    const results = await Promise.all([1, 2, 3].map((n) => runChild(child(n))));
     for (const r of results) assert.equal(r.code, 0, r.stderr);
     // 3 × 60 variants of 4.5 KiB on average, most distinct: far more than the bound was made.
     assert.ok(bytesOnDisk(dir) <= bound, `${bytesOnDisk(dir)} bytes on disk`);
@@ -447,6 +450,25 @@ describe('VariantCache: several processes on one folder', () => {
       index.close();
     }
   });
+});
+
+test('processes opening a new folder at the same instant all get the cache', async () => {
+  // SQLite refuses one of two connections switching a new index to WAL together at once
+  // (SQLITE_BUSY, no wait); this happened to two instances starting side by side.
+  const base = s.dir();
+  const module = path.resolve('src/images/variant-cache.ts');
+  const rounds = 12;
+  const start = Date.now() + 3000;
+  const child = `
+    const { VariantCache } = await import(${JSON.stringify(module)});
+    for (let round = 0; round < ${rounds}; round++) {
+      const at = ${start} + round * 150;
+      while (Date.now() < at) {}
+      const cache = await VariantCache.open({ dir: ${JSON.stringify(base)} + '/' + round, maxBytes: 1 << 20 });
+      cache.close();
+    }`;
+  const results = await Promise.all([1, 2, 3, 4].map(() => runChild(child)));
+  for (const r of results) assert.equal(r.code, 0, r.stderr);
 });
 
 after(() => {
