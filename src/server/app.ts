@@ -51,6 +51,7 @@ import {
   type CachedAnswer,
   cachedHead,
   MAX_CACHED_ANSWER,
+  type RequestKey,
   ResponseCache,
   requestKey,
 } from './response-cache.ts';
@@ -186,7 +187,7 @@ export function createApp(options: AppOptions) {
     return true;
   }
 
-  function cacheKey(req: IncomingMessage, body: Buffer | undefined): string | undefined {
+  function cacheKey(req: IncomingMessage, body: Buffer | undefined): RequestKey | undefined {
     return requestKey(
       req.method ?? '',
       req.url ?? '/',
@@ -408,7 +409,7 @@ export function createApp(options: AppOptions) {
   function answerNow(
     req: IncomingMessage,
     res: ServerResponse,
-    key: string,
+    key: RequestKey,
     observation: Observation,
   ): boolean {
     const version = options.store.peekVersion();

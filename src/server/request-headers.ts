@@ -7,14 +7,14 @@ import { ScoopError } from '../contract/errors.ts';
  * `Authorization` or `Content-Type` and joins repeated `SOAPAction`s; any of these
  * repeated is ambiguous, so it is refused rather than guessed (RFC 9110 §5.3).
  */
-const SINGLETONS = new Set([
-  'authorization',
-  'content-type',
-  'soapaction',
-  'host',
-  'if-none-match',
-  'x-request-id',
-]);
+const SINGLETONS: ReadonlyMap<string, number> = new Map(
+  ['authorization', 'content-type', 'soapaction', 'host', 'if-none-match', 'x-request-id'].map((name, i) => [
+    name,
+    1 << i,
+  ]),
+);
+/** Only names of these lengths can be one of SINGLETONS: the others are skipped without lower-casing them. */
+const SINGLETON_LENGTHS = new Set([...SINGLETONS.keys()].map((name) => name.length));
 
 /** RFC 9112 §3.2 / RFC 3986 §3.2.2: uri-host [ ":" port ], the host an IP-literal or a reg-name. */
 const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]*)(?::[0-9]*)?$/;
@@ -74,13 +74,15 @@ export function checkRequestHeaders(req: IncomingMessage, maxHeaders: number): v
   if (raw.length / 2 > maxHeaders) {
     throw new ScoopError('HEADERS_TOO_LARGE', `The request has more than ${maxHeaders} header fields.`);
   }
-  const seen = new Set<string>();
+  let seen = 0;
   for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    if (!SINGLETONS.has(name)) continue;
-    if (seen.has(name))
-      throw new ScoopError('DUPLICATE_HEADER', `The ${raw[i]} header was sent more than once.`);
-    seen.add(name);
+    const name = raw[i]!;
+    if (!SINGLETON_LENGTHS.has(name.length)) continue;
+    const bit = SINGLETONS.get(name.toLowerCase());
+    if (bit === undefined) continue;
+    if ((seen & bit) !== 0)
+      throw new ScoopError('DUPLICATE_HEADER', `The ${name} header was sent more than once.`);
+    seen |= bit;
   }
   checkVersion(req);
   checkHost(req);

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { OPERATIONS } from '../contract/operations.ts';
-import { answerHead, type CachedAnswer, cachedHead, ResponseCache, requestKey } from './response-cache.ts';
+import {
+  answerHead,
+  type CachedAnswer,
+  cachedHead,
+  type RequestKey,
+  ResponseCache,
+  requestKey,
+} from './response-cache.ts';
+
+const key = (name: string): RequestKey => requestKey('GET', `/${name}`, {}, undefined)!;
 
 const answer = (version: number, bytes: number, expiresAt = Number.POSITIVE_INFINITY): CachedAnswer => ({
   version,
@@ -20,47 +29,87 @@ const answer = (version: number, bytes: number, expiresAt = Number.POSITIVE_INFI
 
 test('an entry is served only for its version and before it expires', () => {
   const cache = new ResponseCache(1 << 20);
-  cache.set('k', answer(3, 10, 1000));
-  assert.ok(cache.get('k', 3, 999));
-  assert.equal(cache.get('k', 4, 0), undefined);
-  cache.set('k', answer(3, 10, 1000));
-  assert.equal(cache.get('k', 3, 1000), undefined);
+  cache.set(key('k'), answer(3, 10, 1000));
+  assert.ok(cache.get(key('k'), 3, 999));
+  assert.equal(cache.get(key('k'), 4, 0), undefined);
+  cache.set(key('k'), answer(3, 10, 1000));
+  assert.equal(cache.get(key('k'), 3, 1000), undefined);
 });
 
 test('it stays within its byte bound, oldest unused entries out first', () => {
   const cache = new ResponseCache(10_000);
-  for (let i = 0; i < 10; i++) cache.set(`k${i}`, answer(1, 1500));
+  for (let i = 0; i < 10; i++) cache.set(key(`k${i}`), answer(1, 1500));
   assert.ok(cache.size < 10);
-  assert.equal(cache.get('k0', 1, 0), undefined);
-  assert.ok(cache.get('k9', 1, 0));
+  assert.equal(cache.get(key('k0'), 1, 0), undefined);
+  assert.ok(cache.get(key('k9'), 1, 0));
 });
 
 test('an entry read since it was stored gets a second chance before it is evicted', () => {
   const cache = new ResponseCache(10_000);
-  for (let i = 0; i < 5; i++) cache.set(`k${i}`, answer(1, 1500));
-  assert.ok(cache.get('k0', 1, 0), 'the oldest entry, read');
-  cache.set('k5', answer(1, 1500));
-  cache.set('k6', answer(1, 1500));
-  assert.ok(cache.get('k0', 1, 0), 'the read entry survived');
-  assert.equal(cache.get('k1', 1, 0), undefined, 'the oldest unread entry went instead');
-  assert.ok(cache.get('k6', 1, 0));
+  for (let i = 0; i < 5; i++) cache.set(key(`k${i}`), answer(1, 1500));
+  assert.ok(cache.get(key('k0'), 1, 0), 'the oldest entry, read');
+  cache.set(key('k5'), answer(1, 1500));
+  cache.set(key('k6'), answer(1, 1500));
+  assert.ok(cache.get(key('k0'), 1, 0), 'the read entry survived');
+  assert.equal(cache.get(key('k1'), 1, 0), undefined, 'the oldest unread entry went instead');
+  assert.ok(cache.get(key('k6'), 1, 0));
 });
 
-test('the key holds every part of the request an answer depends on', () => {
+test('an answer is found only by a request the same in everything its answer depends on', () => {
   const body = Buffer.from('<x/>');
-  const a = requestKey('POST', '/p', { contentType: 'text/xml', soapAction: '"a"' }, body);
-  assert.notEqual(a, requestKey('POST', '/p', { contentType: 'text/xml', soapAction: '"b"' }, body));
-  assert.notEqual(a, requestKey('POST', '/p', { contentType: 'application/soap+xml' }, body));
-  assert.notEqual(
-    a,
-    requestKey('POST', '/p', { contentType: 'text/xml', soapAction: '"a"' }, Buffer.from('<y/>')),
-  );
-  assert.notEqual(
-    requestKey('GET', '/q', {}, undefined),
+  const soap = { contentType: 'text/xml', soapAction: '"a"' };
+  const cache = new ResponseCache(1 << 20);
+  cache.set(requestKey('POST', '/p', soap, body)!, answer(1, 10));
+  cache.set(requestKey('GET', '/q', {}, undefined)!, answer(1, 10));
+  assert.ok(cache.get(requestKey('POST', '/p', soap, Buffer.from('<x/>'))!, 1, 0));
+  assert.ok(cache.get(requestKey('GET', '/q', {}, undefined)!, 1, 0));
+  const others = [
+    requestKey('POST', '/p', { ...soap, soapAction: '"b"' }, body),
+    requestKey('POST', '/p', { contentType: 'application/soap+xml' }, body),
+    requestKey('POST', '/p', { ...soap, authorization: 'Bearer x' }, body),
+    requestKey('POST', '/other', soap, body),
+    requestKey('POST', '/p', soap, Buffer.from('<y/>')),
+    requestKey('POST', '/p', soap, Buffer.from('<x/> ')),
     requestKey('GET', '/q', { authorization: 'Bearer x' }, undefined),
-  );
+    requestKey('GET', '/q?', {}, undefined),
+  ];
+  for (const other of others) assert.equal(cache.get(other!, 1, 0), undefined);
   assert.equal(requestKey('HEAD', '/q', {}, undefined), undefined);
   assert.equal(requestKey('POST', '/p', {}, Buffer.alloc(17 * 1024)), undefined);
+});
+
+test('a body hashes the same wherever it sits in memory', () => {
+  const text = '<soap:Envelope>0123456789</soap:Envelope>';
+  const hashes = new Set<number>();
+  for (let offset = 0; offset < 8; offset++) {
+    const body = Buffer.concat([Buffer.alloc(offset), Buffer.from(text)]).subarray(offset);
+    hashes.add(requestKey('POST', '/p', {}, body)!.hash);
+  }
+  assert.equal(hashes.size, 1);
+});
+
+test('requests whose hashes collide are told apart, and a bucket holds a bounded number of them', () => {
+  const cache = new ResponseCache(1 << 20);
+  const colliding = (i: number): RequestKey => ({
+    ...requestKey('POST', '/p', {}, Buffer.from(`<x>${i}</x>`))!,
+    hash: 7,
+  });
+  for (let i = 0; i < 3; i++) cache.set(colliding(i), answer(i, 10));
+  for (let i = 0; i < 3; i++) assert.equal(cache.get(colliding(i), i, 0)?.version, i);
+  for (let i = 3; i < 20; i++) cache.set(colliding(i), answer(i, 10));
+  assert.equal(cache.size, 8);
+  assert.equal(cache.get(colliding(0), 0, 0), undefined, 'the oldest of the bucket made room');
+  assert.equal(cache.get(colliding(19), 19, 0)?.version, 19);
+});
+
+test('an entry keeps its own copy of the request body', () => {
+  const cache = new ResponseCache(1 << 20);
+  const body = Buffer.from('<x/>');
+  const stored = requestKey('POST', '/p', {}, body)!;
+  cache.set(stored, answer(1, 10));
+  body.write('<y/>');
+  assert.ok(cache.get(requestKey('POST', '/p', {}, Buffer.from('<x/>'))!, 1, 0));
+  assert.equal(cache.get(requestKey('POST', '/p', {}, Buffer.from('<y/>'))!, 1, 0), undefined);
 });
 
 test("a cached head lists the answer's headers and length, and each answer gets its own request id", () => {
@@ -80,14 +129,14 @@ test("a cached head lists the answer's headers and length, and each answer gets 
 test('an observer hears of every lookup as a hit or a miss, unless told not to', () => {
   const heard: string[] = [];
   const cache = new ResponseCache(1 << 20, { lookup: (result) => heard.push(result) });
-  cache.get('k', 1, 0);
-  cache.set('k', answer(1, 10, 1000));
-  cache.get('k', 1, 0);
-  cache.get('k', 2, 0);
-  cache.set('k', answer(1, 10, 1000));
-  cache.get('k', 1, 1000);
-  cache.set('k', answer(1, 10, 1000));
-  cache.get('k', 1, 0, false);
-  cache.get('other', 1, 0, false);
+  cache.get(key('k'), 1, 0);
+  cache.set(key('k'), answer(1, 10, 1000));
+  cache.get(key('k'), 1, 0);
+  cache.get(key('k'), 2, 0);
+  cache.set(key('k'), answer(1, 10, 1000));
+  cache.get(key('k'), 1, 1000);
+  cache.set(key('k'), answer(1, 10, 1000));
+  cache.get(key('k'), 1, 0, false);
+  cache.get(key('other'), 1, 0, false);
   assert.deepEqual(heard, ['miss', 'hit', 'miss', 'miss']);
 });

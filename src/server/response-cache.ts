@@ -8,6 +8,7 @@
  * content type, SOAPAction and body, so two requests share an entry only when they are
  * the same bytes in everything an answer depends on.
  */
+import { randomInt } from 'node:crypto';
 import type { Operation } from '../contract/operations.ts';
 import type { BindingName } from '../protocol/binding.ts';
 import type { SoapVersion } from '../protocol/namespaces.ts';
@@ -56,24 +57,109 @@ export const MAX_KEYED_BODY = 16 * 1024;
 export const MAX_CACHED_ANSWER = 4 * 1024 * 1024;
 
 /**
- * Everything an answer depends on: the `Authorization` header is part of the key, so a
- * hit always carries the very token that was authenticated for the entry (and is checked
- * again, in case it was revoked since).
+ * A request as the cache knows it: everything an answer depends on. The `Authorization`
+ * header is part of it, so a hit always carries the very token that was authenticated for
+ * the entry (and is checked again, in case it was revoked since).
  */
+export interface RequestKey {
+  readonly method: 'GET' | 'POST';
+  readonly url: string;
+  readonly authorization: string;
+  readonly contentType: string;
+  readonly soapAction: string;
+  /** A POST's body, compared byte for byte on a lookup. */
+  readonly body: Buffer | undefined;
+  /** Of the body (a POST) or the URL (a GET): which bucket the request is looked up in. */
+  readonly hash: number;
+}
+
+/**
+ * The hashes are seeded per process, so requests that collide cannot be worked out in
+ * advance; even so, a bucket holds at most MAX_BUCKET entries, so crafted collisions only
+ * cost their own cache hits and a bounded scan.
+ */
+const SEED = randomInt(2 ** 31);
+const FNV_PRIME = 16777619;
+const MAX_BUCKET = 8;
+
+/**
+ * FNV-1a over 32-bit words, folded into V8's small-integer range (a Map keyed by small
+ * integers allocates nothing per lookup). Hashing the bytes in place is what makes the key
+ * cheap: building one string of the request (a latin1 copy of the body, concatenated and
+ * flattened for the Map) cost more than three times as much per request.
+ */
+export function hashBytes(bytes: Buffer): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  let hash = SEED ^ bytes.length;
+  let i = 0;
+  for (; i + 4 <= bytes.length; i += 4) hash = Math.imul(hash ^ view.getInt32(i, true), FNV_PRIME);
+  for (; i < bytes.length; i++) hash = Math.imul(hash ^ bytes[i]!, FNV_PRIME);
+  return hash >> 2;
+}
+
+function hashText(text: string): number {
+  let hash = SEED ^ text.length;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
+  return hash >> 2;
+}
+
+/** The key of a GET, or of a POST with a body of at most MAX_KEYED_BODY bytes; other requests are not cached. */
 export function requestKey(
   method: string,
   url: string,
-  headers: { authorization?: string; contentType?: string; soapAction?: string },
+  headers: {
+    authorization?: string | undefined;
+    contentType?: string | undefined;
+    soapAction?: string | undefined;
+  },
   body: Buffer | undefined,
-): string | undefined {
-  const auth = headers.authorization ?? '';
-  if (method === 'GET') return `G ${url}\u0000${auth}`;
+): RequestKey | undefined {
+  const authorization = headers.authorization ?? '';
+  if (method === 'GET') {
+    return {
+      method,
+      url,
+      authorization,
+      contentType: '',
+      soapAction: '',
+      body: undefined,
+      hash: hashText(url),
+    };
+  }
   if (method !== 'POST' || body === undefined || body.length > MAX_KEYED_BODY) return undefined;
-  const { contentType = '', soapAction = '' } = headers;
-  return `P ${url}\u0000${auth}\u0000${contentType}\u0000${soapAction}\u0000${body.toString('latin1')}`;
+  return {
+    method,
+    url,
+    authorization,
+    contentType: headers.contentType ?? '',
+    soapAction: headers.soapAction ?? '',
+    body,
+    hash: hashBytes(body),
+  };
+}
+
+function sameRequest(a: RequestKey, b: RequestKey): boolean {
+  return (
+    a.hash === b.hash &&
+    a.method === b.method &&
+    a.url === b.url &&
+    a.authorization === b.authorization &&
+    a.contentType === b.contentType &&
+    a.soapAction === b.soapAction &&
+    (a.body === undefined ? b.body === undefined : b.body !== undefined && a.body.equals(b.body))
+  );
+}
+
+/** A key that owns its body: a request's body may be a view of a larger socket buffer. */
+function keptKey(key: RequestKey): RequestKey {
+  if (key.body === undefined) return key;
+  const body = Buffer.allocUnsafeSlow(key.body.length);
+  key.body.copy(body);
+  return { ...key, body };
 }
 
 interface Slot {
+  readonly key: RequestKey;
   readonly answer: CachedAnswer;
   readonly size: number;
   /** Read since the eviction sweep last passed it ("second chance", instead of re-inserting on every hit). */
@@ -81,12 +167,15 @@ interface Slot {
 }
 
 /**
- * Bounded by bytes. Eviction is CLOCK-like: a hit only marks its entry used, so a hit costs
- * one Map lookup; when over the bound, the oldest entries go unless they were used, which
- * are moved to the back once.
+ * Bounded by bytes. Entries are found by their key's hash, then compared in full; eviction
+ * is CLOCK-like: a hit only marks its entry used, so a hit costs one Map lookup and one
+ * comparison; when over the bound, the oldest entries go unless they were used, which are
+ * moved to the back once.
  */
 export class ResponseCache {
-  private readonly entries = new Map<string, Slot>();
+  private readonly buckets = new Map<number, Slot[]>();
+  /** Every entry, oldest first. */
+  private readonly order = new Set<Slot>();
   private bytes = 0;
 
   /** `observer` is told of every lookup's result (the hit-rate metric). */
@@ -95,8 +184,24 @@ export class ResponseCache {
     private readonly observer?: CacheObserver,
   ) {}
 
-  private static sizeOf(key: string, answer: CachedAnswer): number {
-    return key.length * 2 + answer.body.length + 256;
+  private static sizeOf(key: RequestKey, answer: CachedAnswer): number {
+    const text = key.url.length + key.authorization.length + key.contentType.length + key.soapAction.length;
+    return text * 2 + (key.body?.length ?? 0) + answer.body.length + 256;
+  }
+
+  private find(key: RequestKey): Slot | undefined {
+    const bucket = this.buckets.get(key.hash);
+    if (bucket === undefined) return undefined;
+    for (const slot of bucket) if (sameRequest(slot.key, key)) return slot;
+    return undefined;
+  }
+
+  private remove(slot: Slot): void {
+    this.order.delete(slot);
+    this.bytes -= slot.size;
+    const bucket = this.buckets.get(slot.key.hash)!;
+    if (bucket.length === 1) this.buckets.delete(slot.key.hash);
+    else bucket.splice(bucket.indexOf(slot), 1);
   }
 
   /**
@@ -104,11 +209,10 @@ export class ResponseCache {
    * keeps the lookup from the observer, for a caller that reports it itself (one request,
    * one lookup counted).
    */
-  get(key: string, version: number, now: number, observe = true): CachedAnswer | undefined {
-    const slot = this.entries.get(key);
+  get(key: RequestKey, version: number, now: number, observe = true): CachedAnswer | undefined {
+    const slot = this.find(key);
     if (slot !== undefined && (slot.answer.version !== version || now >= slot.answer.expiresAt)) {
-      this.entries.delete(key);
-      this.bytes -= slot.size;
+      this.remove(slot);
     } else if (slot !== undefined) {
       slot.used = true;
       if (observe) this.observer?.lookup('hit');
@@ -118,29 +222,32 @@ export class ResponseCache {
     return undefined;
   }
 
-  set(key: string, answer: CachedAnswer): void {
+  set(key: RequestKey, answer: CachedAnswer): void {
     const size = ResponseCache.sizeOf(key, answer);
     if (size > this.maxBytes / 4) return;
-    const old = this.entries.get(key);
-    if (old) {
-      this.entries.delete(key);
-      this.bytes -= old.size;
-    }
-    this.entries.set(key, { answer, size, used: false });
+    const old = this.find(key);
+    if (old) this.remove(old);
+    const bucket = this.buckets.get(key.hash);
+    if (bucket !== undefined && bucket.length >= MAX_BUCKET) this.remove(bucket[0]!);
+    const slot: Slot = { key: keptKey(key), answer, size, used: false };
+    const kept = this.buckets.get(key.hash);
+    if (kept === undefined) this.buckets.set(key.hash, [slot]);
+    else kept.push(slot);
+    this.order.add(slot);
     this.bytes += size;
-    for (const [oldest, slot] of this.entries) {
+    for (const oldest of this.order) {
       if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(oldest);
-      if (slot.used && oldest !== key) {
-        slot.used = false;
-        this.entries.set(oldest, slot);
+      if (oldest.used) {
+        oldest.used = false;
+        this.order.delete(oldest);
+        this.order.add(oldest);
       } else {
-        this.bytes -= slot.size;
+        this.remove(oldest);
       }
     }
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.order.size;
   }
 }
