@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { scratch } from '../../test/support/bundles.ts';
+import { atTheSameInstant, runModule } from '../../test/support/same-instant.ts';
 import type { Binary } from '../xml/binary.ts';
 import {
   type MadeVariant,
@@ -14,20 +14,6 @@ import {
 } from './variant-cache.ts';
 
 const s = scratch();
-
-/** Runs an ES module's text in a child node (with the TypeScript loader). */
-function runChild(code: string): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    p.stderr.setEncoding('utf8').on('data', (text: string) => {
-      stderr += text;
-    });
-    p.on('error', reject).on('close', (exit) => resolve({ code: exit, stderr }));
-  });
-}
 
 async function bytesOf(data: Binary): Promise<Buffer> {
   if (data instanceof Uint8Array) return Buffer.from(data);
@@ -437,7 +423,7 @@ describe('VariantCache: several processes on one folder', () => {
         if (cache.stats.bytes > ${bound}) throw new Error('over the bound: ' + cache.stats.bytes);
       }
       cache.close();`;
-    const results = await Promise.all([1, 2, 3].map((n) => runChild(child(n))));
+    const results = await Promise.all([1, 2, 3].map((n) => runModule(child(n))));
     for (const r of results) assert.equal(r.code, 0, r.stderr);
     // 3 × 60 variants of 4.5 KiB on average, most distinct: far more than the bound was made.
     assert.ok(bytesOnDisk(dir) <= bound, `${bytesOnDisk(dir)} bytes on disk`);
@@ -456,18 +442,12 @@ test('processes opening a new folder at the same instant all get the cache', asy
   // SQLite refuses one of two connections switching a new index to WAL together at once
   // (SQLITE_BUSY, no wait); this happened to two instances starting side by side.
   const base = s.dir();
-  const module = path.resolve('src/images/variant-cache.ts');
-  const rounds = 12;
-  const start = Date.now() + 3000;
-  const child = `
-    const { VariantCache } = await import(${JSON.stringify(module)});
-    for (let round = 0; round < ${rounds}; round++) {
-      const at = ${start} + round * 150;
-      while (Date.now() < at) {}
-      const cache = await VariantCache.open({ dir: ${JSON.stringify(base)} + '/' + round, maxBytes: 1 << 20 });
-      cache.close();
-    }`;
-  const results = await Promise.all([1, 2, 3, 4].map(() => runChild(child)));
+  const results = await atTheSameInstant({
+    processes: 4,
+    rounds: 12,
+    setup: `const { VariantCache } = await import(${JSON.stringify(path.resolve('src/images/variant-cache.ts'))});`,
+    body: `(await VariantCache.open({ dir: ${JSON.stringify(base)} + '/' + round, maxBytes: 1 << 20 })).close();`,
+  });
   for (const r of results) assert.equal(r.code, 0, r.stderr);
 });
 

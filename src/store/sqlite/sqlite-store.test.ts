@@ -1,10 +1,11 @@
-/** What only the SQLite store has: the page size of the file it creates. */
+/** What only the SQLite store has: the page size of the file it creates, and opening a new file from several processes. */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { bundleJson, importFolder, scratch } from '../../../test/support/bundles.ts';
+import { atTheSameInstant } from '../../../test/support/same-instant.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
 const s = scratch();
@@ -47,4 +48,26 @@ test('a file made with other pages keeps them, and is served and imported into a
     await store.close();
   }
   assert.equal(pageSize(file), 4096);
+});
+
+test('processes opening a new file at the same instant all get a migrated store', async () => {
+  // Before: one of them failed on the WAL switch (SQLITE_BUSY at once) or on a migration
+  // another had just applied ("table meta already exists").
+  const base = s.dir();
+  const results = await atTheSameInstant({
+    processes: 4,
+    rounds: 8,
+    setup: `const { SqliteStore } = await import(${JSON.stringify(path.resolve('src/store/sqlite/sqlite-store.ts'))});`,
+    body: `const store = new SqliteStore(${JSON.stringify(base)} + '/' + round + '.db', { busyTimeoutMs: 250 });
+      await store.close();`,
+  });
+  for (const r of results) assert.equal(r.code, 0, r.stderr);
+  const db = new Database(path.join(base, '0.db'), { readonly: true });
+  try {
+    const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all();
+    assert.equal(new Set(versions.map((row) => JSON.stringify(row))).size, versions.length);
+    assert.ok(versions.length > 0);
+  } finally {
+    db.close();
+  }
 });

@@ -65,43 +65,86 @@ function unavailableOnIoError<T>(work: () => T): T {
   }
 }
 
-/** `busyMs`: how long a statement waits for a lock; better-sqlite3 waits synchronously. */
-function openConnection(file: string, busyMs = 10_000): Db {
-  const db = new Database(file);
-  // Binaries are chunk rows of 256 KiB: with 64 KiB pages a chunk is 4 page reads, not 64.
-  // Takes effect only on a new, empty file (before WAL mode); an existing file keeps its size.
-  db.pragma('page_size = 65536');
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma(`busy_timeout = ${busyMs}`);
-  db.pragma('foreign_keys = ON');
-  return db;
+/** How long opening a file keeps retrying SQLite's immediate SQLITE_BUSY (below). */
+const OPEN_RETRY_MS = 5_000;
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
-/** Applies the migrations not yet applied, returning their versions. */
-export function migrate(db: Db): number[] {
-  db.exec(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)',
-  );
+/** A synchronous pause: the store opens in its constructor, before anything is served. */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** `busyMs`: how long a statement waits for a lock; better-sqlite3 waits synchronously. */
+function openConnection(file: string, busyMs = 10_000): { db: Db; applied: number[] } {
+  const deadline = Date.now() + OPEN_RETRY_MS;
+  for (;;) {
+    const db = new Database(file);
+    try {
+      // Binaries are chunk rows of 256 KiB: with 64 KiB pages a chunk is 4 page reads, not 64.
+      // Takes effect only on a new, empty file (before WAL mode); an existing file keeps its size.
+      db.pragma('page_size = 65536');
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma(`busy_timeout = ${busyMs}`);
+      db.pragma('foreign_keys = ON');
+      // The statements of the store need the tables, so a SQLite store is migrated as it opens.
+      return { db, applied: migrate(db) };
+    } catch (error) {
+      db.close();
+      // Processes opening a new file together (instances, a server and `scoop import`) can
+      // meet while it is switched to WAL: SQLite then answers SQLITE_BUSY at once, without
+      // waiting (its deadlock rule, sqlite.org/c3ref/busy_handler.html).
+      if (!isBusy(error) || Date.now() >= deadline) throw error;
+      pause(10 + Math.random() * 40);
+    }
+  }
+}
+
+function pendingMigrations(db: Db): { sql: string; version: number }[] {
+  const hasTable = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+    .get();
   const applied = new Set(
-    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map(
-      (r) => r.version,
-    ),
+    hasTable
+      ? (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map(
+          (r) => r.version,
+        )
+      : [],
   );
-  const now: number[] = [];
-  SQLITE_MIGRATIONS.forEach((sql, index) => {
-    const version = index + 1;
-    if (applied.has(version)) return;
-    db.transaction(() => {
-      db.exec(sql);
-      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(
-        version,
-        new Date().toISOString(),
+  return SQLITE_MIGRATIONS.map((sql, index) => ({ sql, version: index + 1 })).filter(
+    (migration) => !applied.has(migration.version),
+  );
+}
+
+/**
+ * Applies the migrations not yet applied, returning their versions. A file that is up to
+ * date is only read (an import may hold the write lock for minutes); otherwise one
+ * IMMEDIATE transaction, so processes opening a new file at once take turns, and each sees
+ * what the one before it applied.
+ */
+export function migrate(db: Db): number[] {
+  if (pendingMigrations(db).length === 0) return [];
+  return db
+    .transaction(() => {
+      db.exec(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)',
       );
-    }).immediate();
-    now.push(version);
-  });
-  return now;
+      const now: number[] = [];
+      for (const { sql, version } of pendingMigrations(db)) {
+        db.exec(sql);
+        db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(
+          version,
+          new Date().toISOString(),
+        );
+        now.push(version);
+      }
+      return now;
+    })
+    .immediate();
 }
 
 export class SqliteStore implements ContentStore {
@@ -127,9 +170,9 @@ export class SqliteStore implements ContentStore {
       options.cacheObserver,
     );
     if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    this.db = openConnection(file, options.busyTimeoutMs ?? 10_000);
-    // The statements below need the tables, so a SQLite store is migrated as it opens.
-    this.appliedAtOpen = migrate(this.db);
+    const opened = openConnection(file, options.busyTimeoutMs ?? 10_000);
+    this.db = opened.db;
+    this.appliedAtOpen = opened.applied;
     const db = this.db;
     const select = `SELECT r.id, r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, b.encoding FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id`;
     this.statements = {
@@ -301,7 +344,7 @@ export class SqliteStore implements ContentStore {
   }
 
   async importTransaction<T>(work: (tx: ImportTransaction) => Promise<T>): Promise<T> {
-    const db = this.file === ':memory:' ? this.db : openConnection(this.file);
+    const db = this.file === ':memory:' ? this.db : openConnection(this.file).db;
     try {
       db.exec('BEGIN IMMEDIATE');
       try {
