@@ -69,8 +69,11 @@ export interface RequestKey {
   readonly soapAction: string;
   /** A POST's body, compared byte for byte on a lookup. */
   readonly body: Buffer | undefined;
-  /** Of the body (a POST) or the URL (a GET): which bucket the request is looked up in. */
-  readonly hash: number;
+  /**
+   * Which bucket the request is looked up in: a hash of a POST's body, or a GET's URL
+   * itself (V8 hashes a string natively and keeps the hash with it).
+   */
+  readonly hash: number | string;
 }
 
 /**
@@ -97,12 +100,6 @@ export function hashBytes(bytes: Buffer): number {
   return hash >> 2;
 }
 
-function hashText(text: string): number {
-  let hash = SEED ^ text.length;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
-  return hash >> 2;
-}
-
 /** The key of a GET, or of a POST with a body of at most MAX_KEYED_BODY bytes; other requests are not cached. */
 export function requestKey(
   method: string,
@@ -123,7 +120,7 @@ export function requestKey(
       contentType: '',
       soapAction: '',
       body: undefined,
-      hash: hashText(url),
+      hash: url,
     };
   }
   if (method !== 'POST' || body === undefined || body.length > MAX_KEYED_BODY) return undefined;
@@ -173,7 +170,7 @@ interface Slot {
  * moved to the back once.
  */
 export class ResponseCache {
-  private readonly buckets = new Map<number, Slot[]>();
+  private readonly buckets = new Map<number | string, Slot[]>();
   /** Every entry, oldest first. */
   private readonly order = new Set<Slot>();
   private bytes = 0;
