@@ -91,7 +91,7 @@ const MAX_BUCKET = 8;
  * cheap: building one string of the request (a latin1 copy of the body, concatenated and
  * flattened for the Map) cost more than three times as much per request.
  */
-export function hashBytes(bytes: Buffer): number {
+function hashBytes(bytes: Buffer): number {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
   let hash = SEED ^ bytes.length;
   let i = 0;
