@@ -18,8 +18,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { isStaleTemporary, prepareCacheFolder } from '../cache/folder.ts';
+import { openSqliteFile } from '../store/sqlite/open-file.ts';
 import type { Binary, BinarySource } from '../xml/binary.ts';
 import { isOutputFormat, type OutputFormat } from './formats.ts';
 import { openedFile } from './opened-file.ts';
@@ -149,11 +150,6 @@ function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
 }
 
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
-}
-
 function reasonOf(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
 }
@@ -194,31 +190,21 @@ export class VariantCache {
   static async open(options: VariantCacheOptions): Promise<VariantCache> {
     const { dir, maxBytes } = options;
     if (dir === undefined || maxBytes <= 0) return new VariantCache(options, undefined);
-    const deadline = Date.now() + BUSY_TIMEOUT_MS;
-    for (;;) {
-      let db: Database.Database | undefined;
-      try {
-        await prepareCacheFolder(dir);
-        db = new Database(path.join(dir, INDEX_FILE), { timeout: BUSY_TIMEOUT_MS });
-        db.pragma('journal_mode = WAL');
+    let db: Database.Database | undefined;
+    try {
+      await prepareCacheFolder(dir);
+      db = openSqliteFile(path.join(dir, INDEX_FILE), BUSY_TIMEOUT_MS, (opened) => {
+        opened.pragma('journal_mode = WAL');
         // A cache: losing the last transactions in a power cut only costs resizes.
-        db.pragma('synchronous = NORMAL');
-        const opened = db;
+        opened.pragma('synchronous = NORMAL');
         opened.transaction(() => opened.exec(SCHEMA)).immediate();
-        const cache = new VariantCache(options, { dir, db, s: statements(db) });
-        cache.write(() => cache.mend());
-        return cache;
-      } catch (error) {
-        db?.close();
-        // Processes starting together (workers, instances sharing the folder) can meet
-        // while the new index is switched to WAL: SQLite then answers SQLITE_BUSY at once,
-        // without waiting (its deadlock rule, sqlite.org/c3ref/busy_handler.html).
-        if (isBusy(error) && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40));
-          continue;
-        }
-        throw new VariantDirError(dir, reasonOf(error), { cause: error });
-      }
+      }).db;
+      const cache = new VariantCache(options, { dir, db, s: statements(db) });
+      cache.write(() => cache.mend());
+      return cache;
+    } catch (error) {
+      db?.close();
+      throw new VariantDirError(dir, reasonOf(error), { cause: error });
     }
   }
 

@@ -71,3 +71,19 @@ test('processes opening a new file at the same instant all get a migrated store'
     db.close();
   }
 });
+
+test('a file that is up to date opens while another connection holds the write lock (an import)', async () => {
+  const file = path.join(s.dir(), 'locked.db');
+  await new SqliteStore(file).close();
+  const importing = new Database(file);
+  importing.exec('BEGIN IMMEDIATE');
+  try {
+    const started = Date.now();
+    const store = new SqliteStore(file, { busyTimeoutMs: 250 });
+    await store.close();
+    assert.ok(Date.now() - started < 250, 'it did not wait for the lock');
+  } finally {
+    importing.exec('ROLLBACK');
+    importing.close();
+  }
+});

@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { TokenInfo } from '../../auth/tokens.ts';
 import { encodedChunks } from '../blob-chunks.ts';
 import type {
@@ -21,6 +21,7 @@ import { type StoreHealth, StoreUnavailableError, schemaVersionOf } from '../con
 import { type CacheObserver, RecordCache, type RecordSource } from '../record-cache.ts';
 import { type RecordRow, storedRecord } from '../record-rows.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
+import { openSqliteFile } from './open-file.ts';
 
 type Db = Database.Database;
 
@@ -65,43 +66,19 @@ function unavailableOnIoError<T>(work: () => T): T {
   }
 }
 
-/** How long opening a file keeps retrying SQLite's immediate SQLITE_BUSY (below). */
-const OPEN_RETRY_MS = 5_000;
-
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
-}
-
-/** A synchronous pause: the store opens in its constructor, before anything is served. */
-function pause(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
 /** `busyMs`: how long a statement waits for a lock; better-sqlite3 waits synchronously. */
 function openConnection(file: string, busyMs = 10_000): { db: Db; applied: number[] } {
-  const deadline = Date.now() + OPEN_RETRY_MS;
-  for (;;) {
-    const db = new Database(file);
-    try {
-      // Binaries are chunk rows of 256 KiB: with 64 KiB pages a chunk is 4 page reads, not 64.
-      // Takes effect only on a new, empty file (before WAL mode); an existing file keeps its size.
-      db.pragma('page_size = 65536');
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      db.pragma(`busy_timeout = ${busyMs}`);
-      db.pragma('foreign_keys = ON');
-      // The statements of the store need the tables, so a SQLite store is migrated as it opens.
-      return { db, applied: migrate(db) };
-    } catch (error) {
-      db.close();
-      // Processes opening a new file together (instances, a server and `scoop import`) can
-      // meet while it is switched to WAL: SQLite then answers SQLITE_BUSY at once, without
-      // waiting (its deadlock rule, sqlite.org/c3ref/busy_handler.html).
-      if (!isBusy(error) || Date.now() >= deadline) throw error;
-      pause(10 + Math.random() * 40);
-    }
-  }
+  const { db, prepared } = openSqliteFile(file, busyMs, (opened) => {
+    // Binaries are chunk rows of 256 KiB: with 64 KiB pages a chunk is 4 page reads, not 64.
+    // Takes effect only on a new, empty file (before WAL mode); an existing file keeps its size.
+    opened.pragma('page_size = 65536');
+    opened.pragma('journal_mode = WAL');
+    opened.pragma('synchronous = NORMAL');
+    opened.pragma('foreign_keys = ON');
+    // The statements of the store need the tables, so a SQLite store is migrated as it opens.
+    return migrate(opened);
+  });
+  return { db, applied: prepared };
 }
 
 function pendingMigrations(db: Db): { sql: string; version: number }[] {
