@@ -164,14 +164,17 @@ export async function serveCommand(args: string[]): Promise<number> {
     settings.adminPort === undefined || isWorker
       ? undefined
       : await startAdminServer(metrics, store, settings.adminHost, settings.adminPort);
+  // Listened for before the start is announced: a supervisor (or a test) that signals as
+  // soon as it reads the line must not meet node's default action, which kills at once.
+  const stopSignal = new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
   logger.info(
     { url: running.url, admin: admin?.url, db: redactLocation(settings.db) },
     `scoop listening on ${running.url}${admin ? `, admin on ${admin.url}` : ''}`,
   );
-  const signal = await new Promise<string>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
-  });
+  const signal = await stopSignal;
   logger.info({ signal }, 'shutting down: draining requests in flight');
   stopForgetting();
   await running.close();
