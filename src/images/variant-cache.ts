@@ -20,7 +20,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { isStaleTemporary, prepareCacheFolder } from '../cache/folder.ts';
-import { openSqliteFile } from '../store/sqlite/open-file.ts';
+import { openSqliteFile } from '../support/sqlite-file.ts';
 import type { Binary, BinarySource } from '../xml/binary.ts';
 import { isOutputFormat, type OutputFormat } from './formats.ts';
 import { openedFile } from './opened-file.ts';

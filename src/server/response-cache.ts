@@ -9,10 +9,10 @@
  * the same bytes in everything an answer depends on.
  */
 import { randomInt } from 'node:crypto';
+import type { CacheObserver } from '../cache/observer.ts';
 import type { Operation } from '../contract/operations.ts';
 import type { BindingName } from '../protocol/binding.ts';
 import type { SoapVersion } from '../protocol/namespaces.ts';
-import type { CacheObserver } from '../store/record-cache.ts';
 
 export interface CachedAnswer {
   readonly version: number;

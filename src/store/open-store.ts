@@ -3,10 +3,11 @@
  * `postgres://` or `postgresql://` URL is PostgreSQL, anything else a SQLite file path
  * (optionally written `sqlite:PATH`). Either is migrated as it opens unless told not to.
  */
+
+import type { CacheObserver } from '../cache/observer.ts';
 import { type ContentStore, StoreLocationError } from './content-store.ts';
 import { isPostgresUrl } from './postgres/location.ts';
 import { PostgresStore } from './postgres/postgres-store.ts';
-import type { CacheObserver } from './record-cache.ts';
 import { SqliteStore } from './sqlite/sqlite-store.ts';
 
 export { StoreLocationError };

@@ -8,6 +8,7 @@
  *   or a version check around it), and fills the cache only when that read's version is
  *   the cache's.
  */
+import type { CacheObserver } from '../cache/observer.ts';
 import type { RecordKind, Snapshot, StoredRecord } from './content-store.ts';
 
 /** What a store offers underneath the cache. */
@@ -20,10 +21,6 @@ export interface RecordSource {
    * `read` more than once (a retry after an import committed in between).
    */
   consistent<T>(read: (snapshot: Snapshot, version: number) => Promise<T>): Promise<T>;
-}
-
-export interface CacheObserver {
-  lookup(result: 'hit' | 'miss'): void;
 }
 
 type Entry = StoredRecord | undefined | ReadonlyArray<{ id: string; record: StoredRecord }>;

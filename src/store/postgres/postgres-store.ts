@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import type { TokenInfo } from '../../auth/tokens.ts';
+import type { CacheObserver } from '../../cache/observer.ts';
 import type {
   ContentStore,
   ImportRun,
@@ -16,7 +17,7 @@ import type {
   StoreHealth,
 } from '../content-store.ts';
 import { schemaVersionOf } from '../content-store.ts';
-import { type CacheObserver, RecordCache, type RecordSource } from '../record-cache.ts';
+import { RecordCache, type RecordSource } from '../record-cache.ts';
 import { type RecordRow, storedRecord } from '../record-rows.ts';
 import { isConnectionError, storeError, unavailableOnConnectionError } from './connection-errors.ts';
 import { PostgresImportTransaction } from './import-transaction.ts';

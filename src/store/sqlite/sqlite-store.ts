@@ -7,6 +7,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { TokenInfo } from '../../auth/tokens.ts';
+import type { CacheObserver } from '../../cache/observer.ts';
+import { openSqliteFile } from '../../support/sqlite-file.ts';
 import { encodedChunks } from '../blob-chunks.ts';
 import type {
   ContentStore,
@@ -18,10 +20,9 @@ import type {
   StoredRecord,
 } from '../content-store.ts';
 import { type StoreHealth, StoreUnavailableError, schemaVersionOf } from '../content-store.ts';
-import { type CacheObserver, RecordCache, type RecordSource } from '../record-cache.ts';
+import { RecordCache, type RecordSource } from '../record-cache.ts';
 import { type RecordRow, storedRecord } from '../record-rows.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
-import { openSqliteFile } from './open-file.ts';
 
 type Db = Database.Database;
 
