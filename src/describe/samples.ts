@@ -11,7 +11,14 @@
 import type { Operation } from '../contract/operations.ts';
 import type { Field, ValueType } from '../contract/schema.ts';
 import { wsAuthHeader } from '../contract/types.ts';
-import { SOAP11_ENVELOPE_NS, SOAP12_ENVELOPE_NS, XSD_NS, XSI_NS } from '../protocol/namespaces.ts';
+import { BINDINGS } from '../protocol/bindings/registry.ts';
+import {
+  SOAP11_ENVELOPE_NS,
+  SOAP12_ENVELOPE_NS,
+  type SoapVersion,
+  XSD_NS,
+  XSI_NS,
+} from '../protocol/namespaces.ts';
 
 const PLACEHOLDER = 'string';
 /** The XSD built-in types; a scalar of another name (`guid`) is a restriction of string. */
@@ -57,8 +64,6 @@ function elementLines(
   out.push(`${pad}</${name}>`);
   return out;
 }
-
-type SoapVersion = '1.1' | '1.2';
 
 function envelope(version: SoapVersion, header: string[], body: string[]): string {
   const [prefix, ns] = version === '1.1' ? ['soap', SOAP11_ENVELOPE_NS] : ['soap12', SOAP12_ENVELOPE_NS];
@@ -127,27 +132,25 @@ export function samples(operation: Operation, namespace: string, path: string): 
     [`Content-Type: ${XML_TYPE}`, 'Content-Length: string'],
     elementLines(operation.result.name, namespace, operation.result.fields, 0).join('\n'),
   );
-  return [
-    soap('1.1', 'text/xml', [`SOAPAction: ${namespace}/${name}`]),
-    soap('1.2', 'application/soap+xml', []),
-    {
-      title: 'HTTP GET',
-      request: httpMessage(`GET ${path}/${name}?${query}`, ['Host: string', ...auth]),
-      response: httpResponse,
-    },
-    {
-      title: 'HTTP POST',
-      request: httpMessage(
-        `POST ${path}/${name}`,
-        [
-          'Content-Type: application/x-www-form-urlencoded',
-          'Content-Length: string',
-          'Host: string',
-          ...auth,
-        ],
-        query,
-      ),
-      response: httpResponse,
-    },
-  ];
+  const get: Sample = {
+    title: 'HTTP GET',
+    request: httpMessage(`GET ${path}/${name}?${query}`, ['Host: string', ...auth]),
+    response: httpResponse,
+  };
+  const post: Sample = {
+    title: 'HTTP POST',
+    request: httpMessage(
+      `POST ${path}/${name}`,
+      ['Content-Type: application/x-www-form-urlencoded', 'Content-Length: string', 'Host: string', ...auth],
+      query,
+    ),
+    response: httpResponse,
+  };
+  // One sample per registered binding, in the registry's order.
+  return BINDINGS.map(({ description: d }) => {
+    if (d.style === 'http') return d.verb === 'GET' ? get : post;
+    return d.version === '1.1'
+      ? soap('1.1', 'text/xml', [`SOAPAction: ${namespace}/${name}`])
+      : soap('1.2', 'application/soap+xml', []);
+  });
 }

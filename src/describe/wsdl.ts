@@ -2,7 +2,8 @@
  * The WSDL 1.1 of an endpoint, generated from the contract with the structure and
  * names of the original's (reference/README.md §8): one schema with the wrapper
  * elements and the types in order of first use, `<op>SoapIn`/`SoapOut`/`HttpGetIn`/…
- * messages, three portTypes, four bindings and one service with four ports.
+ * messages, a portType per kind of binding, and a binding and a service port for each
+ * registered binding (protocol/bindings/registry.ts).
  *
  * One intended difference: the original types the HTTP GET/POST `resizeModes` part as
  * `StringArray`, a restriction of `soapenc:Array` whose schema it imports without a
@@ -13,6 +14,8 @@
 import { type Endpoint, type Operation, operationsAt } from '../contract/operations.ts';
 import type { ComplexType, Field, ValueType } from '../contract/schema.ts';
 import { wsAuthHeader } from '../contract/types.ts';
+import type { BindingDescription } from '../protocol/binding.ts';
+import { BINDINGS } from '../protocol/bindings/registry.ts';
 import { el, type Node, renderDocument } from './markup.ts';
 
 export const WSDL_NS = 'http://schemas.xmlsoap.org/wsdl/';
@@ -158,6 +161,15 @@ function message(name: string, parts: Node[]): Node {
   return el('wsdl:message', { name }, parts);
 }
 
+/** The SOAP bindings share one portType and its messages; each HTTP binding has its own. */
+function hasSoap(): boolean {
+  return BINDINGS.some((b) => b.description.style === 'soap');
+}
+
+function httpVerbs(): Array<'HttpGet' | 'HttpPost'> {
+  return BINDINGS.flatMap((b) => (b.description.style === 'http' ? [b.description.wsdlName] : []));
+}
+
 function messages(endpoint: Endpoint, operations: readonly Operation[]): Node[] {
   const soap = operations.flatMap((op) => [
     message(`${op.name}SoapIn`, [el('wsdl:part', { name: 'parameters', element: `tns:${op.name}` })]),
@@ -181,26 +193,22 @@ function messages(endpoint: Endpoint, operations: readonly Operation[]): Node[] 
       ),
       message(`${op.name}${verb}Out`, [el('wsdl:part', { name: 'Body', element: `tns:${op.result.name}` })]),
     ]);
-  return [...soap, ...http('HttpGet'), ...http('HttpPost')];
+  return [...(hasSoap() ? soap : []), ...httpVerbs().flatMap(http)];
 }
 
 function portTypes(endpoint: Endpoint, operations: readonly Operation[]): Node[] {
-  const portType = (suffix: string, input: string, output: string) =>
+  const portType = (suffix: string) =>
     el(
       'wsdl:portType',
       { name: `${endpoint.serviceName}${suffix}` },
       operations.map((op) =>
         el('wsdl:operation', { name: op.name }, [
-          el('wsdl:input', { message: `tns:${op.name}${input}` }),
-          el('wsdl:output', { message: `tns:${op.name}${output}` }),
+          el('wsdl:input', { message: `tns:${op.name}${suffix}In` }),
+          el('wsdl:output', { message: `tns:${op.name}${suffix}Out` }),
         ]),
       ),
     );
-  return [
-    portType('Soap', 'SoapIn', 'SoapOut'),
-    portType('HttpGet', 'HttpGetIn', 'HttpGetOut'),
-    portType('HttpPost', 'HttpPostIn', 'HttpPostOut'),
-  ];
+  return [...(hasSoap() ? ['Soap'] : []), ...httpVerbs()].map(portType);
 }
 
 function soapBinding(
@@ -257,16 +265,26 @@ function httpBinding(endpoint: Endpoint, operations: readonly Operation[], verb:
 
 function service(endpoint: Endpoint): Node {
   const svc = endpoint.serviceName;
-  const port = (suffix: string, addressElement: string) =>
-    el('wsdl:port', { name: `${svc}${suffix}`, binding: `tns:${svc}${suffix}` }, [
-      el(addressElement, { location: ADDRESS_PLACEHOLDER }),
-    ]);
-  return el('wsdl:service', { name: svc }, [
-    port('Soap', 'soap:address'),
-    port('Soap12', 'soap12:address'),
-    port('HttpGet', 'http:address'),
-    port('HttpPost', 'http:address'),
-  ]);
+  const ports = BINDINGS.map(({ description: d }) =>
+    el('wsdl:port', { name: `${svc}${d.wsdlName}`, binding: `tns:${svc}${d.wsdlName}` }, [
+      el(d.style === 'http' ? 'http:address' : d.version === '1.1' ? 'soap:address' : 'soap12:address', {
+        location: ADDRESS_PLACEHOLDER,
+      }),
+    ]),
+  );
+  return el('wsdl:service', { name: svc }, ports);
+}
+
+/** The binding element of one registered binding. */
+function bindingElement(
+  description: BindingDescription,
+  endpoint: Endpoint,
+  operations: readonly Operation[],
+  namespace: string,
+): Node {
+  return description.style === 'soap'
+    ? soapBinding(endpoint, operations, namespace, description.version === '1.1' ? 'soap' : 'soap12')
+    : httpBinding(endpoint, operations, description.verb);
 }
 
 /** The WSDL of one endpoint, with ADDRESS_PLACEHOLDER where its URL goes. */
@@ -291,10 +309,7 @@ export function generateWsdl(endpoint: Endpoint, namespace: string): string {
       types(endpoint, operations, namespace),
       ...messages(endpoint, operations),
       ...portTypes(endpoint, operations),
-      soapBinding(endpoint, operations, namespace, 'soap'),
-      soapBinding(endpoint, operations, namespace, 'soap12'),
-      httpBinding(endpoint, operations, 'GET'),
-      httpBinding(endpoint, operations, 'POST'),
+      ...BINDINGS.map((b) => bindingElement(b.description, endpoint, operations, namespace)),
       service(endpoint),
     ],
   );

@@ -6,7 +6,6 @@
  * the body, so tokens and e-mail addresses never reach the log.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Metrics } from './metrics.ts';
 
@@ -23,8 +22,21 @@ export interface Observation {
   bytesOut: number;
 }
 
+/** What is observed of a request: the parts node's IncomingMessage has that the log line uses. */
+export interface ObservedRequest {
+  readonly method?: string | undefined;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/** What is observed of its answer: a ServerResponse's status, and its one 'close'. */
+export interface ObservedResponse {
+  readonly statusCode: number;
+  readonly writableFinished: boolean;
+  on(event: 'close', listener: () => void): unknown;
+}
+
 export interface Observer {
-  start(req: IncomingMessage, res: ServerResponse, path: string): Observation;
+  start(req: ObservedRequest, res: ObservedResponse, path: string): Observation;
 }
 
 /** A refusal the HTTP server wrote itself, for a request node's parser or timers refused. */
@@ -43,7 +55,7 @@ export interface TransportRefusal {
  * long, a bad chunk): their log line and metrics say what the client got, not the app's
  * view of a body that broke off.
  */
-const refusedInFlight = new WeakMap<ServerResponse, TransportRefusal>();
+const refusedInFlight = new WeakMap<ObservedResponse, TransportRefusal>();
 
 /**
  * Ids this process makes, shaped like a UUID: the first four groups of a random UUID per
@@ -152,7 +164,7 @@ export function observeTransportRefusal(
   logger: Logger,
   metrics: Metrics | undefined,
   refusal: TransportRefusal,
-  inFlight: ServerResponse | undefined,
+  inFlight: ObservedResponse | undefined,
 ): void {
   if (inFlight) {
     refusedInFlight.set(inFlight, refusal);

@@ -1,8 +1,93 @@
-/** The four bindings of every operation (service-spec.md 4.2). */
+/**
+ * A binding is one way of calling an operation over HTTP (service-spec.md 4.2): it says
+ * which requests it takes, decodes one into a call (operation, raw arguments, token),
+ * and renders a result or a refusal. The four of the original are registered in
+ * `bindings/registry.ts`; the server and the describe layer know them only through it.
+ */
+import type { ScoopError } from '../contract/errors.ts';
+import type { Endpoint, Operation } from '../contract/operations.ts';
+import type { XmlLimits } from '../xml/reader.ts';
+import type { BodyPart } from '../xml/writer.ts';
+import type { RawParameters } from './coerce.ts';
+import type { MediaType } from './content-type.ts';
+import type { RenderedError } from './faults.ts';
 import type { SoapVersion } from './namespaces.ts';
+import type { OperationWriter } from './serialize.ts';
 
 export type BindingName = 'soap11' | 'soap12' | 'httpget' | 'httppost';
 
-export function soapBinding(version: SoapVersion): BindingName {
-  return version === '1.1' ? 'soap11' : 'soap12';
+/** Where a request's path points: an endpoint (SOAP), an endpoint's operation (HTTP), or nothing. */
+export type Target =
+  | { readonly kind: 'endpoint'; readonly endpoint: Endpoint }
+  | { readonly kind: 'operation'; readonly endpoint: Endpoint; readonly operationName: string }
+  | { readonly kind: 'none' };
+
+export type HeaderValues = Readonly<Record<string, string | string[] | undefined>>;
+
+/** What a binding sees of a request: already routed, and with its body when the binding asked for it. */
+export interface WireRequest {
+  readonly method: string;
+  readonly target: Target;
+  readonly query: string;
+  readonly headers: HeaderValues;
+  /**
+   * A POST's Content-Type, parsed; undefined when there is none, or when it was sent twice
+   * (ambiguous: refused by the head checks, and claimed meanwhile as if absent).
+   */
+  readonly mediaType: MediaType | undefined;
+  /** Read before decoding when `readsBody` said so; otherwise undefined. */
+  readonly body: Buffer | undefined;
+}
+
+/** A decoded request: plain data, kept with a cached answer for the log and the token check. */
+export interface Call {
+  /** The binding that answers (a SOAP 1.2 envelope sent as text/xml is answered as SOAP 1.2). */
+  readonly binding: BindingName;
+  readonly operation: Operation;
+  readonly parameters: RawParameters;
+  readonly token: string | undefined;
+  /** Whether a token is demanded on this binding. */
+  readonly authenticate: boolean;
+}
+
+export interface DecodeSettings {
+  readonly namespace: string;
+  readonly xmlLimits: XmlLimits;
+  /** Whether HTTP GET/POST calls of `scoop.asmx` operations need a token. */
+  readonly httpAuth: boolean;
+}
+
+/** How the describe layer shows a binding: in the WSDL and in the help pages' samples. */
+export type BindingDescription =
+  | { readonly style: 'soap'; readonly version: SoapVersion; readonly wsdlName: 'Soap' | 'Soap12' }
+  | { readonly style: 'http'; readonly verb: 'GET' | 'POST'; readonly wsdlName: 'HttpGet' | 'HttpPost' };
+
+export interface Binding {
+  readonly name: BindingName;
+  /** The section title in help pages and docs: `SOAP 1.1`, `HTTP GET`, … */
+  readonly title: string;
+  /** Media types of the requests it decodes (none for HTTP GET). */
+  readonly requestMediaTypes: readonly string[];
+  /** The Content-Type of its answers. */
+  readonly contentType: string;
+  /**
+   * Answers to GET: they carry an ETag and honour If-None-Match (RFC 9110 §13.1.2), and
+   * those of public operations may be cached by proxies.
+   */
+  readonly conditional: boolean;
+  readonly description: BindingDescription;
+  /** Whether this binding takes the request, by its target, method and Content-Type. Never throws. */
+  claims(request: Pick<WireRequest, 'method' | 'target' | 'mediaType'>): boolean;
+  /** Whether the body is read before decoding (so the answer cache can key on it). */
+  readsBody(request: Pick<WireRequest, 'mediaType'>): boolean;
+  /** The call, or a catalogue refusal (thrown). */
+  decode(request: WireRequest, settings: DecodeSettings): Call;
+  render(writer: OperationWriter, result: Readonly<Record<string, unknown>>): BodyPart[];
+  /** A refusal as this binding's clients expect it (a SOAP fault, or an HTTP status with a small XML body). */
+  refusal(error: ScoopError, namespace: string): RenderedError;
+}
+
+/** A header sent once; a repeated one (refused earlier, request-headers.ts) joined. */
+export function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
 }

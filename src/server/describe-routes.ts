@@ -3,7 +3,6 @@
  * page, operation pages, WSDL (`?wsdl`, any letter case) and DISCO, and the help pages'
  * own stylesheet and script. Everything is generated from the contract at start-up.
  */
-import type { IncomingMessage } from 'node:http';
 import { ScoopError } from '../contract/errors.ts';
 import { ENDPOINTS, type Endpoint, findOperation } from '../contract/operations.ts';
 import { HELP_CSS, HELP_JS } from '../describe/assets.ts';
@@ -13,6 +12,7 @@ import { ASSET_PREFIX, HELP_CSP } from '../describe/html.ts';
 import { ADDRESS_PLACEHOLDER, generateWsdl } from '../describe/wsdl.ts';
 import { parseForm } from '../protocol/http-request.ts';
 import { escapeAttribute } from '../xml/escape.ts';
+import type { RequestLike } from './exchange.ts';
 
 export interface DescribeOptions {
   readonly namespace: string;
@@ -38,14 +38,22 @@ function first(value: string | string[] | undefined): string | undefined {
   return v?.split(',')[0]?.trim();
 }
 
-export function baseUrl(req: IncomingMessage, options: DescribeOptions): string {
+/** What a URL is made from: the Host (or forwarded) headers, else the local address. */
+type Addressed = Pick<RequestLike, 'headers' | 'socket'>;
+
+function header(req: Addressed, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export function baseUrl(req: Addressed, options: DescribeOptions): string {
   if (options.publicUrl) return options.publicUrl;
   const forwardedProto = options.trustProxy
-    ? first(req.headers['x-forwarded-proto'])?.toLowerCase()
+    ? first(header(req, 'x-forwarded-proto'))?.toLowerCase()
     : undefined;
-  const forwardedHost = options.trustProxy ? first(req.headers['x-forwarded-host']) : undefined;
+  const forwardedHost = options.trustProxy ? first(header(req, 'x-forwarded-host')) : undefined;
   const scheme = forwardedProto === 'https' || forwardedProto === 'http' ? forwardedProto : 'http';
-  const candidate = forwardedHost ?? req.headers.host;
+  const candidate = forwardedHost ?? header(req, 'host');
   const local = req.socket.localAddress?.includes(':')
     ? `[${req.socket.localAddress}]`
     : req.socket.localAddress;
@@ -74,7 +82,7 @@ export function createDescribeRoutes(options: DescribeOptions) {
       return assets.get(path);
     },
 
-    forEndpoint(req: IncomingMessage, endpoint: Endpoint, query: string): Document {
+    forEndpoint(req: Addressed, endpoint: Endpoint, query: string): Document {
       const pairs = parseForm(query);
       const keys = new Set(pairs.map((p) => p.name.toLowerCase()));
       const url = `${baseUrl(req, options)}${endpoint.path}`;
@@ -101,3 +109,5 @@ export function createDescribeRoutes(options: DescribeOptions) {
     },
   };
 }
+
+export type DescribeRoutes = ReturnType<typeof createDescribeRoutes>;

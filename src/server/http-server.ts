@@ -12,6 +12,7 @@ import { ScoopError } from '../contract/errors.ts';
 import { observeTransportRefusal, requestId } from '../observe/request-log.ts';
 import { renderHttpError } from '../protocol/faults.ts';
 import { type AppOptions, createApp } from './app.ts';
+import { closeInStages } from './lingering-close.ts';
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from './settings.ts';
 
 export interface RunningServer {
@@ -76,14 +77,13 @@ export async function startServer(
   port: number,
   limits: ServerLimits = DEFAULT_SERVER_LIMITS,
 ): Promise<RunningServer> {
-  const handle = createApp({ ...options, maxHeaders: limits.maxHeaders });
-  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    // A cached answer is written synchronously and returns no promise.
-    handle(req, res)?.catch((error: unknown) => {
-      options.logger.error({ err: error }, 'unhandled request failure');
-      res.destroy();
-    });
-  };
+  const handle = createApp({
+    ...options,
+    maxHeaders: limits.maxHeaders,
+    // The kernel is handed node's own requests (onRequest), so its request is an IncomingMessage.
+    afterRefusedUpload: (req) => closeInStages((req as IncomingMessage).socket),
+  });
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => handle(req, res);
   const server = createServer(
     {
       // Slow clients cannot hold a connection open forever (slowloris).

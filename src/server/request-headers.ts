@@ -1,6 +1,13 @@
 /** Checks on the request head that node's parser leaves to the application. */
-import type { IncomingMessage } from 'node:http';
 import { ScoopError } from '../contract/errors.ts';
+import type { RequestLike } from './exchange.ts';
+
+type Head = Pick<RequestLike, 'headers' | 'rawHeaders' | 'httpVersionMajor' | 'httpVersionMinor'>;
+
+function header(req: Head, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
 
 /**
  * Headers that must appear at most once. Node keeps only the first of a repeated
@@ -28,7 +35,7 @@ function malformed(message: string): ScoopError {
  * also takes a line without a version as HTTP/0.9 (and then reads header fields after it),
  * and `HTTP/2.0` in HTTP/1 framing; both would let a proxy and us disagree on the request.
  */
-function checkVersion(req: IncomingMessage): void {
+function checkVersion(req: Head): void {
   if (req.httpVersionMajor !== 1) throw malformed('Only HTTP/1.0 and HTTP/1.1 requests are accepted.');
 }
 
@@ -37,8 +44,8 @@ function checkVersion(req: IncomingMessage): void {
  * field or with an invalid one (node's own answer to a missing Host has no body, so the
  * server turns that check off and it is made here).
  */
-function checkHost(req: IncomingMessage): void {
-  const host = req.headers.host;
+function checkHost(req: Head): void {
+  const host = header(req, 'host');
   const requiresHost = req.httpVersionMajor > 1 || (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1);
   if (host === undefined) {
     if (requiresHost) throw malformed('An HTTP/1.1 request needs a Host header.');
@@ -52,8 +59,8 @@ function checkHost(req: IncomingMessage): void {
  * with Transfer-Encoding has faulty framing, and chunked is the only transfer coding we
  * implement — `gzip, chunked` would otherwise be read as if it were not compressed.
  */
-function checkFraming(req: IncomingMessage): void {
-  const codings = req.headers['transfer-encoding'];
+function checkFraming(req: Head): void {
+  const codings = header(req, 'transfer-encoding');
   if (codings === undefined) return;
   if (req.httpVersionMajor === 1 && req.httpVersionMinor === 0)
     throw malformed('An HTTP/1.0 request must not use Transfer-Encoding.');
@@ -62,13 +69,13 @@ function checkFraming(req: IncomingMessage): void {
 }
 
 /** RFC 9110 §10.1.1: 100-continue is the only expectation defined; others cannot be met. */
-function checkExpectation(req: IncomingMessage): void {
-  const expect = req.headers.expect;
+function checkExpectation(req: Head): void {
+  const expect = header(req, 'expect');
   if (expect !== undefined && expect.trim().toLowerCase() !== '100-continue')
     throw malformed('The Expect header holds an expectation this server cannot meet.');
 }
 
-export function checkRequestHeaders(req: IncomingMessage, maxHeaders: number): void {
+export function checkRequestHeaders(req: Head, maxHeaders: number): void {
   const raw = req.rawHeaders;
   // node's maxHeadersCount is set one above the limit, so a request over it is visible here.
   if (raw.length / 2 > maxHeaders) {

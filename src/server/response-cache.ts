@@ -10,9 +10,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { CacheObserver } from '../cache/observer.ts';
-import type { Operation } from '../contract/operations.ts';
-import type { BindingName } from '../protocol/binding.ts';
-import type { SoapVersion } from '../protocol/namespaces.ts';
+import type { Call } from '../protocol/binding.ts';
 
 export interface CachedAnswer {
   readonly version: number;
@@ -29,14 +27,9 @@ export interface CachedAnswer {
    * The call the answer was made for: its operation and binding for the request log and
    * error rendering, and the token it carried, checked again on every hit.
    */
-  readonly call: {
-    readonly binding: BindingName;
-    readonly operation: Operation;
-    readonly parameters: ReadonlyMap<string, readonly string[]>;
-    readonly token: string | undefined;
-    readonly authenticate: boolean;
-    readonly soapVersion?: SoapVersion;
-  };
+  readonly call: Call;
+  /** Whether its binding answers If-None-Match (HTTP GET). */
+  readonly conditional: boolean;
 }
 
 /** The head list of a cached answer: a flat list is node's cheapest writeHead input. */
@@ -202,20 +195,19 @@ export class ResponseCache {
   }
 
   /**
-   * The answer for `key` if it belongs to `version` and has not expired. `observe: false`
-   * keeps the lookup from the observer, for a caller that reports it itself (one request,
-   * one lookup counted).
+   * The answer for `key` if it belongs to `version` and has not expired; the observer is
+   * told of every lookup (each request looks up once).
    */
-  get(key: RequestKey, version: number, now: number, observe = true): CachedAnswer | undefined {
+  get(key: RequestKey, version: number, now: number): CachedAnswer | undefined {
     const slot = this.find(key);
     if (slot !== undefined && (slot.answer.version !== version || now >= slot.answer.expiresAt)) {
       this.remove(slot);
     } else if (slot !== undefined) {
       slot.used = true;
-      if (observe) this.observer?.lookup('hit');
+      this.observer?.lookup('hit');
       return slot.answer;
     }
-    if (observe) this.observer?.lookup('miss');
+    this.observer?.lookup('miss');
     return undefined;
   }
 

@@ -1,7 +1,7 @@
 /** Writes body parts to the response with backpressure, base64-encoding binaries as they stream. */
-import type { ServerResponse } from 'node:http';
 import { type BinarySource, base64Chunks } from '../xml/binary.ts';
 import { type BodyPart, bodyLength } from '../xml/writer.ts';
+import type { ResponseLike } from './exchange.ts';
 import type { TextFileCache } from './text-file-cache.ts';
 
 /**
@@ -18,7 +18,7 @@ class PieceWriter {
   private readonly closed = () => this.wake?.();
 
   constructor(
-    private readonly res: ServerResponse,
+    private readonly res: ResponseLike,
     private readonly textCache: TextFileCache | undefined,
   ) {
     res.on('close', this.closed);
@@ -69,7 +69,7 @@ class PieceWriter {
  * Large binaries go through `textCache` when one is given (text-file-cache.ts).
  */
 export async function sendParts(
-  res: ServerResponse,
+  res: ResponseLike,
   status: number,
   headers: Readonly<Record<string, string>>,
   parts: readonly BodyPart[],

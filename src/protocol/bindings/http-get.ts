@@ -1,0 +1,20 @@
+/** HTTP GET: `<endpoint>/<operation>?name=value…`; HEAD is answered as GET without the body. */
+import type { Binding } from '../binding.ts';
+import { decodeHttpCall, HTTP_CONTENT_TYPE, refuseAsHttp } from './http.ts';
+
+export const httpGet: Binding = {
+  name: 'httpget',
+  title: 'HTTP GET',
+  requestMediaTypes: [],
+  contentType: HTTP_CONTENT_TYPE,
+  conditional: true,
+  description: { style: 'http', verb: 'GET', wsdlName: 'HttpGet' },
+  claims: ({ method, target }) => target.kind === 'operation' && (method === 'GET' || method === 'HEAD'),
+  readsBody: () => false,
+  decode: (request, settings) =>
+    decodeHttpCall(request, settings, true, () => {
+      throw new Error('HTTP GET has no form body');
+    }),
+  render: (writer, result) => writer.http(result),
+  refusal: refuseAsHttp,
+};

@@ -1,0 +1,24 @@
+/** HTTP POST: `<endpoint>/<operation>` with an application/x-www-form-urlencoded body. */
+import type { Binding } from '../binding.ts';
+import { FORM_MEDIA_TYPE, formToken, readFormBody, refuseQueryParameters } from '../http-request.ts';
+import { decodeHttpCall, HTTP_CONTENT_TYPE, refuseAsHttp } from './http.ts';
+
+export const httpPost: Binding = {
+  name: 'httppost',
+  title: 'HTTP POST',
+  requestMediaTypes: [FORM_MEDIA_TYPE],
+  contentType: HTTP_CONTENT_TYPE,
+  conditional: false,
+  description: { style: 'http', verb: 'POST', wsdlName: 'HttpPost' },
+  claims: ({ method, target }) => target.kind === 'operation' && method === 'POST',
+  // Read even when of another media type: an empty body of any type is an empty form.
+  readsBody: () => true,
+  decode: (request, settings) =>
+    decodeHttpCall(request, settings, false, (operation, queryPairs) => {
+      refuseQueryParameters(operation, queryPairs);
+      const pairs = readFormBody(request.body ?? Buffer.alloc(0), request.mediaType);
+      return { pairs, token: formToken(pairs) };
+    }),
+  render: (writer, result) => writer.http(result),
+  refusal: refuseAsHttp,
+};

@@ -1,0 +1,69 @@
+/**
+ * What HTTP GET and HTTP POST share (service-spec.md 4.2): requests go to
+ * `<endpoint>/<operation>`, parameters are name=value pairs (the query string for GET,
+ * the form body for POST), the token is a Bearer header (or, for POST, a form field), and
+ * refusals are HTTP statuses with a small XML body.
+ */
+import { ScoopError } from '../../contract/errors.ts';
+import { findOperation } from '../../contract/operations.ts';
+import type { Binding, Call, DecodeSettings, WireRequest } from '../binding.ts';
+import { single } from '../binding.ts';
+import { renderHttpError } from '../faults.ts';
+import { bearerToken, type FormPair, formParameters, hasTokenField, parseForm } from '../http-request.ts';
+
+export const HTTP_CONTENT_TYPE = 'text/xml; charset=utf-8';
+
+export const refuseAsHttp: Binding['refusal'] = renderHttpError;
+
+/**
+ * Decodes a call; `bodyPairs` reads the POST form (it is not called for GET). The token
+ * may come from the Authorization header or, for POST, from the form, but not from both.
+ */
+export function decodeHttpCall(
+  request: WireRequest,
+  settings: DecodeSettings,
+  isGet: boolean,
+  bodyPairs: (
+    operation: Call['operation'],
+    queryPairs: readonly FormPair[],
+  ) => {
+    pairs: readonly FormPair[];
+    token: string | undefined;
+  },
+): Call {
+  if (request.target.kind !== 'operation')
+    throw new Error('an HTTP binding was given a request it does not claim');
+  const { endpoint, operationName } = request.target;
+  const operation = findOperation(endpoint, operationName);
+  if (!operation) {
+    throw new ScoopError(
+      'UNKNOWN_OPERATION',
+      `The operation ${operationName.slice(0, 100)} is not offered at ${endpoint.path}.`,
+    );
+  }
+  const queryPairs = parseForm(request.query);
+  // Tokens in URLs end up in access logs and proxies; only headers and form bodies may carry them.
+  if (hasTokenField(queryPairs)) {
+    throw new ScoopError(
+      'TOKEN_IN_URL',
+      'A token must not be sent in the URL; use the Authorization header.',
+    );
+  }
+  const { pairs, token: fromForm } = isGet
+    ? { pairs: queryPairs, token: undefined }
+    : bodyPairs(operation, queryPairs);
+  const fromHeader = bearerToken(single(request.headers.authorization));
+  if (fromHeader !== undefined && fromForm !== undefined) {
+    throw new ScoopError(
+      'DUPLICATE_PARAMETER',
+      'The token was sent both in the Authorization header and in the form.',
+    );
+  }
+  return {
+    binding: isGet ? 'httpget' : 'httppost',
+    operation,
+    parameters: formParameters(operation, pairs),
+    token: fromHeader ?? fromForm,
+    authenticate: endpoint.requiresToken && settings.httpAuth,
+  };
+}

@@ -1,0 +1,18 @@
+/**
+ * The bindings every operation is offered on, in the order the original's WSDL lists
+ * them. Adding a binding is adding its module and a line here; the server claims
+ * requests through this list and the WSDL and help pages describe what it holds.
+ */
+import type { Binding, BindingName } from '../binding.ts';
+import { httpGet } from './http-get.ts';
+import { httpPost } from './http-post.ts';
+import { soap11 } from './soap11.ts';
+import { soap12 } from './soap12.ts';
+
+export const BINDINGS: readonly Binding[] = [soap11, soap12, httpGet, httpPost];
+
+const BY_NAME = new Map<BindingName, Binding>(BINDINGS.map((b) => [b.name, b]));
+
+export function bindingNamed(name: BindingName): Binding {
+  return BY_NAME.get(name)!;
+}

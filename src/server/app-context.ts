@@ -1,0 +1,39 @@
+/** What the stages share: settings resolved once, the store, the caches, the writers. */
+import type { Logger } from 'pino';
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { Operation } from '../contract/operations.ts';
+import type { DecodeSettings } from '../protocol/binding.ts';
+import type { OperationWriter } from '../protocol/serialize.ts';
+import type { ServiceContext } from '../service/handlers.ts';
+import type { ContentStore } from '../store/content-store.ts';
+import type { DescribeRoutes } from './describe-routes.ts';
+import type { RequestLike } from './exchange.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import type { ResponseCache } from './response-cache.ts';
+import type { TextFileCache } from './text-file-cache.ts';
+
+export interface AppContext {
+  readonly namespace: string;
+  readonly decodeSettings: DecodeSettings;
+  readonly store: ContentStore;
+  readonly logger: Logger;
+  readonly now: () => number;
+  /** `max-age` of HTTP GET answers of public operations. */
+  readonly httpMaxAge: number;
+  readonly maxHeaders: number;
+  readonly maxBodyBytes: number;
+  readonly maxListItems: number;
+  readonly authenticator: Authenticator;
+  readonly rateLimiter: RateLimiter | undefined;
+  /** Whole answers; undefined when turned off. */
+  readonly responses: ResponseCache | undefined;
+  readonly writers: ReadonlyMap<Operation, OperationWriter>;
+  /** The handlers' context, but for `expires`, which is per call. */
+  readonly service: Omit<ServiceContext, 'expires'>;
+  readonly describe: DescribeRoutes;
+  readonly textCache: TextFileCache | undefined;
+  /** The transport's way of closing a connection whose upload was refused (body.ts). */
+  readonly afterRefusedUpload: ((req: RequestLike) => void) | undefined;
+  /** Set for graceful shutdown: from then on every answer closes its connection. */
+  draining: boolean;
+}

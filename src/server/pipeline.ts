@@ -1,0 +1,41 @@
+/**
+ * The request lifecycle as data: a named list of stages run in order over one exchange
+ * (fastify's lib/hooks.js is the model). A stage either finishes at once or says it is
+ * still at work; only then does the runner wait, so a request answered from memory runs
+ * to its end synchronously, with no promise made for it. A stage that writes the answer
+ * sets `exchange.answered`, and the rest are skipped; a stage that fails hands its error
+ * to `refuse`.
+ */
+import type { Exchange } from './exchange.ts';
+
+/**
+ * A stage still at work: a promise, or a `Wait` — a function the runner calls with how to
+ * go on, for a wait driven by callbacks (read-body.ts), which then costs no promise.
+ */
+export type Wait = (resume: () => void, fail: (error: unknown) => void) => void;
+export type Pending = PromiseLike<unknown> | Wait;
+
+export interface Stage {
+  readonly name: string;
+  run(exchange: Exchange): void | Pending;
+}
+
+export type Refuse = (exchange: Exchange, error: unknown) => void;
+
+export function runStages(stages: readonly Stage[], exchange: Exchange, refuse: Refuse, from = 0): void {
+  for (let i = from; i < stages.length && !exchange.answered; i++) {
+    let pending: void | Pending;
+    try {
+      pending = stages[i]!.run(exchange);
+    } catch (error) {
+      refuse(exchange, error);
+      return;
+    }
+    if (pending === undefined) continue;
+    const resume = () => runStages(stages, exchange, refuse, i + 1);
+    const fail = (error: unknown) => refuse(exchange, error);
+    if (typeof pending === 'function') pending(resume, fail);
+    else pending.then(resume, fail);
+    return;
+  }
+}

@@ -1,0 +1,35 @@
+/** The head of a successful answer, and the conditional GET (RFC 9110 §13.1.2). */
+import type { Operation } from '../../contract/operations.ts';
+import { type Binding, single } from '../../protocol/binding.ts';
+import { noneMatch } from '../etag.ts';
+import type { Exchange } from '../exchange.ts';
+
+/** The original's header for answers of an invoked web method (reference/README.md §1). */
+const CACHE_CONTROL = 'private, max-age=0';
+
+/** The head of a successful answer, without the request id (answers are cached without it). */
+export function successHeaders(
+  binding: Binding,
+  operation: Operation,
+  httpMaxAge: number,
+): Record<string, string> {
+  return {
+    'content-type': binding.contentType,
+    // GET answers of public operations may be cached by proxies and CDNs, and revalidated by ETag.
+    'cache-control':
+      binding.conditional && !operation.endpoint.requiresToken
+        ? `public, max-age=${httpMaxAge}`
+        : CACHE_CONTROL,
+    'x-content-type-options': 'nosniff',
+  };
+}
+
+/** A GET whose If-None-Match names the answer's current tag gets 304 and no body; true when sent. */
+export function answeredNotModified(exchange: Exchange, headers: Readonly<Record<string, string>>): boolean {
+  if (!headers.etag || !noneMatch(single(exchange.headers['if-none-match']), headers.etag)) return false;
+  const { 'content-type': _type, 'content-length': _length, ...rest } = headers;
+  exchange.answered = true;
+  exchange.res.writeHead(304, { ...rest, 'x-request-id': exchange.observation.id });
+  exchange.res.end();
+  return true;
+}

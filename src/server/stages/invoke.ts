@@ -1,0 +1,29 @@
+/**
+ * invoke: raw strings become typed arguments by the contract's parameter types, the
+ * operation's handler reads one consistent snapshot of the store, and the binding renders
+ * the result with the operation's writer (compiled once at start-up from the contract).
+ */
+import { bindingNamed } from '../../protocol/bindings/registry.ts';
+import { coerceArguments } from '../../protocol/coerce.ts';
+import { HANDLERS } from '../../service/handlers.ts';
+import type { AppContext } from '../app-context.ts';
+import type { Exchange } from '../exchange.ts';
+import type { Stage } from '../pipeline.ts';
+
+async function run(app: AppContext, exchange: Exchange): Promise<void> {
+  const call = exchange.call!;
+  const args = coerceArguments(call.operation, call.parameters, { maxListItems: app.maxListItems });
+  let expiresAt = Number.POSITIVE_INFINITY;
+  const result = await HANDLERS[call.operation.name]!(args, {
+    ...app.service,
+    expires: (at) => {
+      expiresAt = Math.min(expiresAt, at);
+    },
+  });
+  const parts = bindingNamed(call.binding).render(app.writers.get(call.operation)!, result);
+  exchange.answer = { parts, expiresAt };
+}
+
+export function invoke(app: AppContext): Stage {
+  return { name: 'invoke', run: (exchange) => run(app, exchange) };
+}

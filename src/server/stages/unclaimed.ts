@@ -1,0 +1,60 @@
+/**
+ * unclaimed: what no binding takes. GET (and HEAD) of an endpoint answers with its help
+ * page, WSDL or DISCO, GET of `/` with the index page and of the help pages' assets with
+ * those (describe-routes.ts); every other request here is refused.
+ */
+import { ScoopError } from '../../contract/errors.ts';
+import type { AppContext } from '../app-context.ts';
+import type { Document } from '../describe-routes.ts';
+import type { Exchange } from '../exchange.ts';
+import type { Stage } from '../pipeline.ts';
+import { sendParts } from '../send.ts';
+
+function sendDocument(exchange: Exchange, doc: Document): Promise<void> {
+  exchange.answered = true;
+  return sendParts(
+    exchange.res,
+    200,
+    {
+      'content-type': doc.contentType,
+      'cache-control': 'no-cache',
+      'x-content-type-options': 'nosniff',
+      'x-request-id': exchange.observation.id,
+      ...doc.headers,
+    },
+    [Buffer.from(doc.body, 'utf8')],
+    exchange.method !== 'HEAD',
+    exchange.observation,
+  );
+}
+
+export function unclaimed(app: AppContext): Stage {
+  return {
+    name: 'unclaimed',
+    run(exchange) {
+      if (exchange.binding !== undefined) return;
+      const { target, method } = exchange;
+      const isRead = method === 'GET' || method === 'HEAD';
+      if (target.kind === 'none') {
+        const doc = isRead ? app.describe.forPath(exchange.path) : undefined;
+        if (!doc) throw new ScoopError('NOT_FOUND', 'There is nothing at this path.');
+        return sendDocument(exchange, doc);
+      }
+      if (target.kind === 'endpoint') {
+        if (isRead)
+          return sendDocument(
+            exchange,
+            app.describe.forEndpoint(exchange.req, target.endpoint, exchange.query),
+          );
+        throw new ScoopError(
+          'METHOD_NOT_ALLOWED',
+          `${target.endpoint.path} takes SOAP requests by POST, and GET for its help page and WSDL.`,
+        );
+      }
+      throw new ScoopError(
+        'METHOD_NOT_ALLOWED',
+        `The method ${method} is not allowed here; use GET or POST.`,
+      );
+    },
+  };
+}
