@@ -25,7 +25,7 @@ import { type PostgresLocation, parsePostgresLocation } from './location.ts';
 import { appliedMigrations, lockKey, MIGRATIONS, migrate } from './migrations.ts';
 import { PostgresPool } from './pool.ts';
 import { PostgresTokenTable } from './tokens.ts';
-import { VersionWatch } from './version-watch.ts';
+import { PostgresVersionWatch } from './version-watch.ts';
 
 const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 
@@ -62,9 +62,9 @@ const TOKENS_VERSION = "SELECT value FROM meta WHERE key = 'tokens_version'";
 export class PostgresStore implements ContentStore {
   private readonly pool: PostgresPool;
   private readonly cache: RecordCache;
-  private readonly watch: VersionWatch;
+  private readonly watch: PostgresVersionWatch;
   /** Token changes, watched as content is: a revocation reaches every instance at once. */
-  private readonly tokenWatch: VersionWatch;
+  private readonly tokenWatch: PostgresVersionWatch;
   private readonly runs: PostgresImportRuns;
   private readonly tokens: StoreTokens;
 
@@ -93,12 +93,12 @@ export class PostgresStore implements ContentStore {
       onError,
       ...(options.versionCheckMs ? { checkEveryMs: options.versionCheckMs } : {}),
     };
-    this.watch = new VersionWatch({
+    this.watch = new PostgresVersionWatch({
       ...watchOptions,
       channel: location.channel,
       check: () => this.contentVersion(),
     });
-    this.tokenWatch = new VersionWatch({
+    this.tokenWatch = new PostgresVersionWatch({
       ...watchOptions,
       channel: location.tokenChannel,
       check: async () => Number((await this.pool.query<{ value: string }>(TOKENS_VERSION)).rows[0]!.value),
