@@ -104,14 +104,6 @@ export interface StoreHealth {
   readonly contentVersion?: number;
 }
 
-/** The schema version the applied migrations amount to: 1, 2, … without a gap. */
-export function schemaVersionOf(applied: Iterable<number>): number {
-  const versions = new Set(applied);
-  let version = 0;
-  while (versions.has(version + 1)) version++;
-  return version;
-}
-
 export interface ImportTransaction {
   get(kind: RecordKind, id: string): Promise<{ doc: string; blobId: number | null } | undefined>;
   ids(kind: RecordKind): Promise<string[]>;

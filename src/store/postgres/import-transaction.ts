@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import { encodedChunks } from '../blob-chunks.ts';
 import type { ImportRun, ImportTransaction, RecordKind } from '../content-store.ts';
+import { RECORD_RUN } from './import-runs.ts';
 
 /** Byte order, as SQLite compares text: the same order whatever the database's collation. */
 const BY_ID = 'ORDER BY id COLLATE "C"';
@@ -96,10 +97,7 @@ export class PostgresImportTransaction implements ImportTransaction {
   }
 
   async recordImportRun(run: ImportRun): Promise<void> {
-    await this.client.query(
-      'INSERT INTO import_runs (finished_at, outcome, content_version, detail) VALUES ($1, $2, $3, $4)',
-      [run.finishedAt, run.outcome, run.contentVersion, run.detail],
-    );
+    await this.client.query(RECORD_RUN, [run.finishedAt, run.outcome, run.contentVersion, run.detail]);
   }
 
   /** Bumps the version and tells every listener, both taking effect when the import commits. */

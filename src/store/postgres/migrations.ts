@@ -1,10 +1,12 @@
 /**
- * Versioned schema of the PostgreSQL store; each entry runs once, in order, in its own
- * transaction. The tables are SQLite's (sqlite/migrations.ts) in PostgreSQL's types:
- * bytea for binaries and token hashes, identity columns for ids, bigint where SQLite's
- * integers are 64-bit.
+ * Versioned schema of the PostgreSQL store and how a schema is brought up to it; the
+ * order, the record and the schema version are migration-runner.ts's rules. Each entry
+ * runs in its own transaction. The tables are SQLite's (sqlite/migrations.ts) in
+ * PostgreSQL's types: bytea for binaries and token hashes, identity columns for ids,
+ * bigint where SQLite's integers are 64-bit.
  */
 import type pg from 'pg';
+import { appliedAt, numbered, pendingMigrations } from '../migration-runner.ts';
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
@@ -58,6 +60,8 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `,
 ];
 
+export const MIGRATIONS = numbered(POSTGRES_MIGRATIONS);
+
 /** Advisory-lock keys are per schema, so deployments sharing a database do not wait on each other. */
 export function lockKey(purpose: 'migrate' | 'import', schema: string): string {
   return `scoop:${purpose}:${schema}`;
@@ -90,26 +94,22 @@ export async function migrate(client: pg.ClientBase, schema: string): Promise<nu
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)',
     );
-    const applied = new Set(await appliedMigrations(client));
-    const now: number[] = [];
-    for (const [index, sql] of POSTGRES_MIGRATIONS.entries()) {
-      const version = index + 1;
-      if (applied.has(version)) continue;
+    const pending = pendingMigrations(MIGRATIONS, await appliedMigrations(client));
+    for (const { sql, version } of pending) {
       await client.query('BEGIN');
       try {
         await client.query(sql);
         await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
           version,
-          new Date().toISOString(),
+          appliedAt(),
         ]);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       }
-      now.push(version);
     }
-    return now;
+    return pending.map((migration) => migration.version);
   } finally {
     await client
       .query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [lockKey('migrate', schema)])

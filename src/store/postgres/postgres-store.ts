@@ -9,24 +9,25 @@ import type { TokenInfo } from '../../auth/tokens.ts';
 import type { CacheObserver } from '../../cache/observer.ts';
 import type {
   ContentStore,
-  ImportRun,
   ImportRuns,
   ImportTransaction,
   Snapshot,
   StoredRecord,
   StoreHealth,
 } from '../content-store.ts';
-import { schemaVersionOf } from '../content-store.ts';
+import { schemaStatus } from '../migration-runner.ts';
 import { RecordCache, type RecordSource } from '../record-cache.ts';
 import { type RecordRow, storedRecord } from '../record-rows.ts';
-import { isConnectionError, storeError, unavailableOnConnectionError } from './connection-errors.ts';
+import { StoreTokens } from '../tokens.ts';
+import { PostgresImportRuns } from './import-runs.ts';
 import { PostgresImportTransaction } from './import-transaction.ts';
 import { type PostgresLocation, parsePostgresLocation } from './location.ts';
-import { appliedMigrations, lockKey, migrate, POSTGRES_MIGRATIONS } from './migrations.ts';
-import { VersionWatch } from './version-watch.ts';
+import { appliedMigrations, lockKey, MIGRATIONS, migrate } from './migrations.ts';
+import { PostgresPool } from './pool.ts';
+import { PostgresTokenTable } from './tokens.ts';
+import { PostgresVersionWatch } from './version-watch.ts';
 
 const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
-const POOL_SIZE = 10;
 
 export interface PostgresStoreOptions {
   /** A serving process waits at most this long for a connection, then answers UNAVAILABLE. */
@@ -46,12 +47,6 @@ interface RecordRowWithChunk extends RecordRow {
   readonly data: Buffer | null;
 }
 
-interface RunRow {
-  finished_at: string;
-  content_version: number | null;
-  detail: string | null;
-}
-
 const SELECT_RECORD = `
   SELECT r.id, r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, b.encoding, c.data
   FROM records r
@@ -65,11 +60,13 @@ const VERSION = "SELECT value FROM meta WHERE key = 'content_version'";
 const TOKENS_VERSION = "SELECT value FROM meta WHERE key = 'tokens_version'";
 
 export class PostgresStore implements ContentStore {
-  private readonly pool: pg.Pool;
+  private readonly pool: PostgresPool;
   private readonly cache: RecordCache;
-  private readonly watch: VersionWatch;
+  private readonly watch: PostgresVersionWatch;
   /** Token changes, watched as content is: a revocation reaches every instance at once. */
-  private readonly tokenWatch: VersionWatch;
+  private readonly tokenWatch: PostgresVersionWatch;
+  private readonly runs: PostgresImportRuns;
+  private readonly tokens: StoreTokens;
 
   /** Opens the store, migrating it first unless told not to. */
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
@@ -89,61 +86,33 @@ export class PostgresStore implements ContentStore {
   ) {
     const onError = options.onBackgroundError ?? (() => undefined);
     const config: pg.ClientConfig = { ...location.config, keepAlive: true };
-    this.pool = new pg.Pool({
-      ...config,
-      max: POOL_SIZE,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-    });
-    // A connection that is cut (a server restart, pg_terminate_backend) makes its client
-    // emit 'error', idle or checked out; unhandled, that would end the process. The pool
-    // drops an idle one (and reports it here); a checked-out one fails its query, and
-    // withClient discards it.
-    this.pool.on('error', onError);
-    this.pool.on('connect', (client) => client.on('error', () => undefined));
+    this.pool = new PostgresPool(config, { connectTimeoutMs: options.connectTimeoutMs ?? 10_000, onError });
     const watchOptions = {
       newClient: () =>
         new pg.Client({ ...config, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000 }),
       onError,
       ...(options.versionCheckMs ? { checkEveryMs: options.versionCheckMs } : {}),
     };
-    this.watch = new VersionWatch({
+    this.watch = new PostgresVersionWatch({
       ...watchOptions,
       channel: location.channel,
       check: () => this.contentVersion(),
     });
-    this.tokenWatch = new VersionWatch({
+    this.tokenWatch = new PostgresVersionWatch({
       ...watchOptions,
       channel: location.tokenChannel,
-      check: async () => Number((await this.query<{ value: string }>(TOKENS_VERSION)).rows[0]!.value),
+      check: async () => Number((await this.pool.query<{ value: string }>(TOKENS_VERSION)).rows[0]!.value),
     });
+    this.runs = new PostgresImportRuns(this.pool);
+    // Only once committed: this process sees its own token change at once.
+    this.tokens = new StoreTokens(new PostgresTokenTable(this.pool, location.tokenChannel), (version) =>
+      this.tokenWatch.observe(version),
+    );
     this.cache = new RecordCache(
       this.source,
       options.cacheBytes ?? DEFAULT_CACHE_BYTES,
       options.cacheObserver,
     );
-  }
-
-  /** A pooled connection for `work`; one that failed at the connection level is discarded, not reused. */
-  private async withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await unavailableOnConnectionError(() => this.pool.connect());
-    let failure: Error | undefined;
-    try {
-      return await work(client);
-    } catch (error) {
-      if (isConnectionError(error)) failure = error as Error;
-      throw storeError(error);
-    } finally {
-      client.release(failure);
-    }
-  }
-
-  /** A statement on any pooled connection; a named one is parsed once per connection. */
-  private query<R extends pg.QueryResultRow>(
-    text: string | { name: string; text: string },
-    values: unknown[] = [],
-  ): Promise<pg.QueryResult<R>> {
-    const config = typeof text === 'string' ? { text, values } : { ...text, values };
-    return unavailableOnConnectionError(() => this.pool.query<R>(config));
   }
 
   private toRecord(row: RecordRowWithChunk): StoredRecord {
@@ -156,7 +125,7 @@ export class PostgresStore implements ContentStore {
    * stopped using it (import.ts collectBlobs), so the rows stay put while a reader streams.
    */
   private readonly readChunk = async (blobId: number, seq: number) => {
-    const { rows } = await this.query<{ data: Buffer }>(
+    const { rows } = await this.pool.query<{ data: Buffer }>(
       { name: 'scoop_chunk', text: 'SELECT data FROM blob_chunks WHERE blob_id = $1 AND seq = $2' },
       [blobId, seq],
     );
@@ -196,31 +165,13 @@ export class PostgresStore implements ContentStore {
     // The snapshot is taken at the transaction's first statement, the version's SELECT:
     // every later statement of the read sees that version's rows and no other.
     consistent: (read) =>
-      this.inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
+      this.pool.inTransaction(async (client) => {
         const { rows } = await client.query<{ value: string }>({ name: 'scoop_version', text: VERSION });
         const version = Number(rows[0]!.value);
         this.watch.observe(version);
         return read(this.snapshotOn(client), version);
-      }),
+      }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'),
   };
-
-  /**
-   * `work` in one transaction on one pooled connection: committed when it resolves, rolled
-   * back when it throws (unless the connection itself failed, which ends the transaction).
-   */
-  private inTransaction<T>(begin: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.withClient(async (client) => {
-      await client.query(begin);
-      try {
-        const result = await work(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        if (!isConnectionError(error)) await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
-    });
-  }
 
   async read<T>(read: (snapshot: Snapshot) => Promise<T>): Promise<T> {
     return this.cache.read(read);
@@ -231,27 +182,29 @@ export class PostgresStore implements ContentStore {
   }
 
   async contentVersion(): Promise<number> {
-    const { rows } = await this.query<{ value: string }>(VERSION);
+    const { rows } = await this.pool.query<{ value: string }>(VERSION);
     return Number(rows[0]!.value);
   }
 
   async binaryInUse(sha256: string): Promise<boolean> {
     // Orphaned blobs (no record since the last import) wait for their sweep; they are not in use.
-    const { rows } = await this.query('SELECT 1 FROM blobs WHERE sha256 = $1 AND orphaned_at IS NULL', [
+    const { rows } = await this.pool.query('SELECT 1 FROM blobs WHERE sha256 = $1 AND orphaned_at IS NULL', [
       sha256,
     ]);
     return rows.length > 0;
   }
 
   async migrate(): Promise<number[]> {
-    return this.withClient((client) => migrate(client, this.location.schema));
+    return this.pool.withClient((client) => migrate(client, this.location.schema));
   }
 
   async health(): Promise<StoreHealth> {
-    return this.withClient(async (client) => {
-      const schemaVersion = schemaVersionOf(await appliedMigrations(client));
-      const latestSchemaVersion = POSTGRES_MIGRATIONS.length;
-      if (schemaVersion < latestSchemaVersion) return { schemaVersion, latestSchemaVersion };
+    return this.pool.withClient(async (client) => {
+      const { migrated, schemaVersion, latestSchemaVersion } = schemaStatus(
+        MIGRATIONS,
+        await appliedMigrations(client),
+      );
+      if (!migrated) return { schemaVersion, latestSchemaVersion };
       const { rows } = await client.query<{ value: string }>(VERSION);
       return { schemaVersion, latestSchemaVersion, contentVersion: Number(rows[0]!.value) };
     });
@@ -263,7 +216,7 @@ export class PostgresStore implements ContentStore {
    */
   async importTransaction<T>(work: (tx: ImportTransaction) => Promise<T>): Promise<T> {
     let tx: PostgresImportTransaction | undefined;
-    const result = await this.inTransaction('BEGIN', async (client) => {
+    const result = await this.pool.inTransaction(async (client) => {
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
         lockKey('import', this.location.schema),
       ]);
@@ -277,39 +230,11 @@ export class PostgresStore implements ContentStore {
   }
 
   async importRuns(): Promise<ImportRuns> {
-    const counts = await this.query<{ committed: number; refused: number }>(
-      `SELECT count(*) FILTER (WHERE outcome = 'imported')::int AS committed,
-              count(*) FILTER (WHERE outcome = 'refused')::int AS refused
-       FROM import_runs`,
-    );
-    const { rows } = await this.query<RunRow & { outcome: string }>(
-      `SELECT DISTINCT ON (outcome) outcome, finished_at, content_version::int AS content_version, detail
-       FROM import_runs WHERE outcome IN ('imported', 'refused') ORDER BY outcome, id DESC`,
-    );
-    const lastOf = (outcome: ImportRun['outcome']): ImportRun | undefined => {
-      const row = rows.find((r) => r.outcome === outcome);
-      return (
-        row && {
-          outcome,
-          finishedAt: row.finished_at,
-          contentVersion: row.content_version,
-          detail: row.detail,
-        }
-      );
-    };
-    return {
-      committed: counts.rows[0]?.committed ?? 0,
-      refused: counts.rows[0]?.refused ?? 0,
-      last: lastOf('imported'),
-      lastRefused: lastOf('refused'),
-    };
+    return this.runs.summary();
   }
 
   async recordRefusedImport(finishedAt: string, detail: string): Promise<void> {
-    await this.query(
-      'INSERT INTO import_runs (finished_at, outcome, content_version, detail) VALUES ($1, $2, NULL, $3)',
-      [finishedAt, 'refused', detail],
-    );
+    await this.runs.recordRefused(finishedAt, detail);
   }
 
   knownTokensVersion(): Promise<number> {
@@ -324,77 +249,28 @@ export class PostgresStore implements ContentStore {
     return this.tokenWatch.peek();
   }
 
-  /**
-   * Runs a token change, bumps the token version and tells every listener, in one
-   * transaction: an instance that trusts a cached verification learns of it at once.
-   */
-  private async changeTokens<T>(change: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    let bumped: number | undefined;
-    const result = await this.inTransaction('BEGIN', async (client) => {
-      const done = await change(client);
-      const { rows } = await client.query<{ value: string }>(
-        "UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'tokens_version' RETURNING value",
-      );
-      bumped = Number(rows[0]!.value);
-      await client.query('SELECT pg_notify($1, $2)', [this.location.tokenChannel, String(bumped)]);
-      return done;
-    });
-    // Only once committed: this process sees its own change at once.
-    if (bumped !== undefined) this.tokenWatch.observe(bumped);
-    return result;
+  addToken(hash: Buffer, label: string, createdAt: string): Promise<void> {
+    return this.tokens.addToken(hash, label, createdAt);
   }
 
-  async addToken(hash: Buffer, label: string, createdAt: string): Promise<void> {
-    await this.changeTokens((client) =>
-      client.query('INSERT INTO tokens (hash, label, created_at) VALUES ($1, $2, $3)', [
-        hash,
-        label,
-        createdAt,
-      ]),
-    );
+  findActiveToken(hash: Buffer): Promise<Buffer | undefined> {
+    return this.tokens.findActiveToken(hash);
   }
 
-  async findActiveToken(hash: Buffer): Promise<Buffer | undefined> {
-    const { rows } = await this.query<{ hash: Buffer }>(
-      'SELECT hash FROM tokens WHERE hash = $1 AND revoked_at IS NULL',
-      [hash],
-    );
-    return rows[0]?.hash;
+  revokeToken(hash: Buffer, revokedAt: string): Promise<boolean> {
+    return this.tokens.revokeToken(hash, revokedAt);
   }
 
-  async revokeToken(hash: Buffer, revokedAt: string): Promise<boolean> {
-    const result = await this.changeTokens((client) =>
-      client.query('UPDATE tokens SET revoked_at = $1 WHERE hash = $2 AND revoked_at IS NULL', [
-        revokedAt,
-        hash,
-      ]),
-    );
-    return (result.rowCount ?? 0) > 0;
+  touchToken(hash: Buffer, usedAt: string): Promise<void> {
+    return this.tokens.touchToken(hash, usedAt);
   }
 
-  async touchToken(hash: Buffer, usedAt: string): Promise<void> {
-    await this.query('UPDATE tokens SET last_used_at = $1 WHERE hash = $2', [usedAt, hash]);
-  }
-
-  async listTokens(): Promise<TokenInfo[]> {
-    const { rows } = await this.query<{
-      label: string;
-      created_at: string;
-      last_used_at: string | null;
-      revoked_at: string | null;
-    }>(
-      'SELECT label, created_at, last_used_at, revoked_at FROM tokens ORDER BY created_at, label COLLATE "C"',
-    );
-    return rows.map((r) => ({
-      label: r.label,
-      createdAt: r.created_at,
-      lastUsedAt: r.last_used_at,
-      revokedAt: r.revoked_at,
-    }));
+  listTokens(): Promise<TokenInfo[]> {
+    return this.tokens.listTokens();
   }
 
   async close(): Promise<void> {
     await Promise.all([this.watch.close(), this.tokenWatch.close()]);
-    await this.pool.end().catch(() => undefined);
+    await this.pool.end();
   }
 }

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { StoreUnavailableError } from '../content-store.ts';
-import { VersionWatch, type VersionWatchOptions } from './version-watch.ts';
+import { PostgresVersionWatch, type PostgresVersionWatchOptions } from './version-watch.ts';
 
 const CHANNEL = 'scoop_content';
 
@@ -37,11 +37,11 @@ class FakeClient extends EventEmitter {
   }
 }
 
-function harness(options: Partial<VersionWatchOptions> = {}) {
+function harness(options: Partial<PostgresVersionWatchOptions> = {}) {
   const state = { version: 1, checks: 0, down: false, refuse: false };
   const clients: FakeClient[] = [];
   const errors: unknown[] = [];
-  const watch = new VersionWatch({
+  const watch = new PostgresVersionWatch({
     channel: CHANNEL,
     newClient: () => {
       const client = new FakeClient(state.refuse);
@@ -85,7 +85,7 @@ test('a notification moves the version at once; a stale one does not move it bac
 
 test('a check that began before a notification does not undo it', async (t) => {
   let release: (() => void) | undefined;
-  const watch = new VersionWatch({
+  const watch = new PostgresVersionWatch({
     channel: CHANNEL,
     newClient: () => new FakeClient(false) as unknown as pg.Client,
     check: async () => {

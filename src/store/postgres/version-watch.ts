@@ -17,7 +17,7 @@ const TRUST_FOR_MS = 5000;
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 2000;
 
-export interface VersionWatchOptions {
+export interface PostgresVersionWatchOptions {
   readonly channel: string;
   /** A new, unconnected client for LISTEN: a connection of its own, outside the pool. */
   readonly newClient: () => pg.Client;
@@ -30,7 +30,7 @@ export interface VersionWatchOptions {
   readonly trustForMs?: number;
 }
 
-export class VersionWatch {
+export class PostgresVersionWatch {
   private version = -1;
   private confirmedAt = Number.NEGATIVE_INFINITY;
   /** Bumped by every notification or observation, so a check that began before one does not undo it. */
@@ -43,7 +43,7 @@ export class VersionWatch {
   private checkTimer: NodeJS.Timeout | undefined;
   private checking: Promise<void> | undefined;
 
-  constructor(private readonly options: VersionWatchOptions) {}
+  constructor(private readonly options: PostgresVersionWatchOptions) {}
 
   /** The content version; cheap, except when it has not been confirmed lately. */
   async current(): Promise<number> {

@@ -1,4 +1,10 @@
-/** Versioned schema of the SQLite store; each entry runs once, in order. */
+/**
+ * Versioned schema of the SQLite store and how a file is brought up to it; the order,
+ * the record and the schema version are migration-runner.ts's rules.
+ */
+import type Database from 'better-sqlite3';
+import { appliedAt, numbered, pendingMigrations } from '../migration-runner.ts';
+
 export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -48,3 +54,41 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE blobs ADD COLUMN encoding TEXT NOT NULL DEFAULT 'raw';
   `,
 ];
+
+export const MIGRATIONS = numbered(SQLITE_MIGRATIONS);
+
+/** The versions recorded as applied; none when the file was never migrated. */
+export function appliedMigrations(db: Database.Database): number[] {
+  const recorded = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+    .get();
+  if (!recorded) return [];
+  return db
+    .prepare<[], { version: number }>('SELECT version FROM schema_migrations ORDER BY version')
+    .all()
+    .map((row) => row.version);
+}
+
+/**
+ * Applies the migrations not yet applied, returning their versions. A file that is up to
+ * date is only read (an import may hold the write lock for minutes); otherwise one
+ * IMMEDIATE transaction, so processes opening a new file at once take turns, and each sees
+ * what the one before it applied.
+ */
+export function migrate(db: Database.Database): number[] {
+  if (pendingMigrations(MIGRATIONS, appliedMigrations(db)).length === 0) return [];
+  return db
+    .transaction(() => {
+      db.exec(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)',
+      );
+      const record = db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)');
+      const pending = pendingMigrations(MIGRATIONS, appliedMigrations(db));
+      for (const { sql, version } of pending) {
+        db.exec(sql);
+        record.run(version, appliedAt());
+      }
+      return pending.map((migration) => migration.version);
+    })
+    .immediate();
+}
