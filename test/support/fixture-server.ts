@@ -31,35 +31,45 @@ export interface Fixture {
   stop(): Promise<void>;
 }
 
-export async function startFixture(
-  overrides: Partial<AppOptions> = {},
+/** A fresh store loaded with the fixture bundles and tokens, for tests that need no server. */
+export async function openFixtureStore(
   bundles = [REFERENCE_BUNDLE, EXTRAS_BUNDLE],
   database: TestDatabase = SQLITE,
-  limits?: ServerLimits,
-): Promise<Fixture> {
+): Promise<{ store: ContentStore; location: string; close(): Promise<void> }> {
   const opened = await database.open();
   const store = opened.store;
   for (const bundle of bundles) await importBundle(store, await readBundle(bundle));
   await store.addToken(hashToken(REFERENCE_TOKEN), 'reference', new Date().toISOString());
   await store.addToken(hashToken(REVOKED_TOKEN), 'revoked', new Date().toISOString());
   await store.revokeToken(hashToken(REVOKED_TOKEN), new Date().toISOString());
-  const server = await startServer(
-    {
-      store,
-      namespace: 'http://scoop.example.org/api',
-      httpAuth: true,
-      maxBodyBytes: 4 * 1024 * 1024,
-      maxListItems: 16,
-      xmlLimits: DEFAULT_XML_LIMITS,
-      service: { maxImageDimension: 4096 },
-      logger: pino({ level: 'silent' }),
-      now: () => FIXED_NOW,
-      ...overrides,
-    },
-    '127.0.0.1',
-    0,
-    limits,
-  );
+  return { store, location: opened.location, close: () => opened.close() };
+}
+
+/** The app settings every fixture uses, with `overrides` on top. */
+export function fixtureAppOptions(store: ContentStore, overrides: Partial<AppOptions> = {}): AppOptions {
+  return {
+    store,
+    namespace: 'http://scoop.example.org/api',
+    httpAuth: true,
+    maxBodyBytes: 4 * 1024 * 1024,
+    maxListItems: 16,
+    xmlLimits: DEFAULT_XML_LIMITS,
+    service: { maxImageDimension: 4096 },
+    logger: pino({ level: 'silent' }),
+    now: () => FIXED_NOW,
+    ...overrides,
+  };
+}
+
+export async function startFixture(
+  overrides: Partial<AppOptions> = {},
+  bundles = [REFERENCE_BUNDLE, EXTRAS_BUNDLE],
+  database: TestDatabase = SQLITE,
+  limits?: ServerLimits,
+): Promise<Fixture> {
+  const opened = await openFixtureStore(bundles, database);
+  const store = opened.store;
+  const server = await startServer(fixtureAppOptions(store, overrides), '127.0.0.1', 0, limits);
   return {
     server,
     store,

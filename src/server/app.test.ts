@@ -1,0 +1,169 @@
+/**
+ * The kernel without a socket: requests and responses are fakes (test/support/fake-http.ts),
+ * so what the pipeline does — its stages, its one cache lookup, its synchronous cached
+ * answers, the binding that renders a refusal — is seen directly.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { fake, request } from '../../test/support/fake-http.ts';
+import { fixtureAppOptions, openFixtureStore, REFERENCE_TOKEN } from '../../test/support/fixture-server.ts';
+import { createMetrics } from '../observe/metrics.ts';
+import type { ContentStore } from '../store/content-store.ts';
+import { type AppOptions, createApp } from './app.ts';
+
+const PUBLIC = '/scoop/api/v6/public.asmx';
+const V7 = '/scoop/api/v7/scoop.asmx';
+const NS = 'http://scoop.example.org/api';
+const soap12Bereich = (id: number) =>
+  `<soap12:Envelope xmlns:soap12="http://www.w3.org/2003/05/soap-envelope"><soap12:Body><getBereich xmlns="${NS}"><bereichID>${id}</bereichID></getBereich></soap12:Body></soap12:Envelope>`;
+
+describe('the kernel, driven by fakes', () => {
+  let store: ContentStore;
+  let close: () => Promise<void>;
+  const app = (overrides: Partial<AppOptions> = {}) => createApp(fixtureAppOptions(store, overrides));
+
+  before(async () => {
+    ({ store, close } = await openFixtureStore());
+  });
+  after(() => close());
+
+  test('the lifecycle is a named list of stages; settings leave stages out rather than skip them', () => {
+    assert.deepEqual(app().stages, [
+      'route',
+      'check head',
+      'unclaimed',
+      'read body',
+      'cached answer',
+      'decode',
+      'authenticate',
+      'invoke',
+      'send',
+    ]);
+    const limited = app({ rateLimit: { perSecond: 10, burst: 10 }, responseCacheBytes: 0 }).stages;
+    assert.equal(limited[1], 'admit');
+    assert.ok(!limited.includes('cached answer'));
+  });
+
+  test('an HTTP GET call is answered by the httpget binding', async () => {
+    const answer = await request(app(), { url: `${PUBLIC}/getBereich?bereichID=1` });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers['content-type'], 'text/xml; charset=utf-8');
+    assert.match(answer.headers['cache-control']!, /^public, max-age=/);
+    assert.ok(answer.headers.etag);
+    assert.match(answer.text, /<bereichID>1<\/bereichID>/);
+  });
+
+  test('a cached GET is answered before handle returns, with no promise in between', async () => {
+    const handle = app();
+    await request(handle, { url: `${PUBLIC}/getBereich?bereichID=1` });
+    const second = fake({ url: `${PUBLIC}/getBereich?bereichID=1` });
+    handle(second.req, second.res);
+    assert.equal(second.closed(), true, 'answered synchronously');
+    assert.match((await second.answer).text, /<bereichID>1<\/bereichID>/);
+  });
+
+  test('each request looks the answer cache up once: a miss, then a hit', async () => {
+    const metrics = createMetrics();
+    const handle = app({ metrics });
+    const url = `${PUBLIC}/getBereich?bereichID=2`;
+    await request(handle, { url });
+    await request(handle, { url });
+    assert.equal(metrics.cacheLookups.series('answers', 'miss').value, 1);
+    assert.equal(metrics.cacheLookups.series('answers', 'hit').value, 1);
+  });
+
+  test('a cached answer still checks its token: a token answer is found again only with a token verified', async () => {
+    const handle = app();
+    const auth = [['Authorization', `Bearer ${REFERENCE_TOKEN}`]] as const;
+    const first = await request(handle, { url: `${V7}/getNewsletter`, headers: auth });
+    assert.equal(first.status, 200);
+    const again = await request(handle, { url: `${V7}/getNewsletter`, headers: auth });
+    assert.deepEqual(again.body, first.body);
+    const without = await request(handle, { url: `${V7}/getNewsletter` });
+    assert.equal(without.status, 401);
+  });
+
+  test('a SOAP 1.2 POST is read, decoded and answered by the soap12 binding', async () => {
+    const answer = await request(app(), {
+      method: 'POST',
+      url: PUBLIC,
+      headers: [['Content-Type', 'application/soap+xml; charset=utf-8']],
+      body: soap12Bereich(1),
+    });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers['content-type'], 'application/soap+xml; charset=utf-8');
+    assert.match(answer.text, /<getBereichResult><bereich><name>/);
+  });
+
+  test('refusals are rendered by the binding that took the request', async () => {
+    const handle = app();
+    const soap12 = await request(handle, {
+      method: 'POST',
+      url: PUBLIC,
+      headers: [['Content-Type', 'application/soap+xml']],
+      body: soap12Bereich(999_999),
+    });
+    assert.equal(soap12.status, 500);
+    assert.match(soap12.text, /<soap:Value>soap:Sender<\/soap:Value>/);
+    assert.match(soap12.text, /UNKNOWN_ID/);
+    const http = await request(handle, { url: `${PUBLIC}/getBereich?bereichID=999999` });
+    assert.equal(http.status, 404);
+    assert.match(http.text, /<code>UNKNOWN_ID<\/code>/);
+    const nothing = await request(handle, { url: '/nothing-here' });
+    assert.equal(nothing.status, 404);
+    assert.match(nothing.text, /<code>NOT_FOUND<\/code>/);
+    const put = await request(handle, { method: 'PUT', url: `${PUBLIC}/getBereich` });
+    assert.equal(put.status, 405);
+    assert.equal(put.headers.allow, 'GET, HEAD, POST');
+  });
+
+  test('a Content-Type sent twice is ambiguous: refused as a SOAP 1.1 fault, never claimed by SOAP 1.2', async () => {
+    const answer = await request(app(), {
+      method: 'POST',
+      url: PUBLIC,
+      headers: [
+        ['Content-Type', 'application/soap+xml'],
+        ['Content-Type', 'text/xml'],
+      ],
+      body: soap12Bereich(1),
+    });
+    assert.equal(answer.status, 500);
+    assert.equal(answer.headers['content-type'], 'text/xml; charset=utf-8');
+    assert.match(answer.text, /DUPLICATE_HEADER/);
+  });
+
+  test('what no binding takes: the WSDL of an endpoint, and the index page', async () => {
+    const handle = app();
+    const wsdl = await request(handle, { url: `${PUBLIC}?wsdl` });
+    assert.equal(wsdl.status, 200);
+    assert.match(wsdl.text, /<wsdl:binding name="publicSoap12"/);
+    assert.match(wsdl.text, /soap:address location="http:\/\/localhost\/scoop\/api\/v6\/public.asmx"/);
+    const index = await request(handle, { url: '/' });
+    assert.equal(index.status, 200);
+    assert.match(index.headers['content-type']!, /^text\/html/);
+  });
+
+  test('a body over the limit is refused, and the transport is told to close the upload', async () => {
+    const refused: string[] = [];
+    const handle = app({ maxBodyBytes: 10, afterRefusedUpload: (req) => refused.push(req.url ?? '') });
+    const answer = await request(handle, {
+      method: 'POST',
+      url: `${PUBLIC}/getBereich`,
+      headers: [['Content-Type', 'application/x-www-form-urlencoded']],
+      body: 'bereichID=1&padding=xxxxxxxx',
+    });
+    assert.equal(answer.status, 413);
+    assert.equal(answer.headers.connection, 'close');
+    assert.deepEqual(refused, [`${PUBLIC}/getBereich`]);
+  });
+
+  test('while draining, every answer closes its connection, cached ones too', async () => {
+    const handle = app();
+    const url = `${PUBLIC}/getBereich?bereichID=1`;
+    await request(handle, { url });
+    handle.drain();
+    const answer = await request(handle, { url });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.connection, 'close');
+  });
+});
