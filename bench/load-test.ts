@@ -31,7 +31,8 @@ import {
   startScoop,
   stopAll,
 } from './processes.ts';
-import { codeState, machine, table, write } from './report.ts';
+import { table } from './render.ts';
+import { codeState, machine, write } from './report.ts';
 import { type BenchRequest, loadMix, SCENARIO_HEADER } from './scenarios.ts';
 import { sameBytes } from './verify.ts';
 

@@ -27,16 +27,10 @@ import { importAndToken, writeBundle } from './bundle.ts';
 import type { CaptureEntry } from './ceiling.ts';
 import { type Captured, capture } from './http.ts';
 import { benchImages, type ImageBenchResult, photo } from './images.ts';
+import { type FirstAnswer, measureHuge } from './large-attachment.ts';
 import { ensureWrk } from './load.ts';
 import { runLoadTest } from './load-test.ts';
-import {
-  compareStore,
-  configure,
-  type FirstAnswer,
-  measureHuge,
-  runScenarios,
-  type Targets,
-} from './measure.ts';
+import { compareStore, configure, runScenarios, type Targets } from './measure.ts';
 import {
   machineBusy,
   memory,
@@ -50,7 +44,8 @@ import {
   waitQuiet,
 } from './processes.ts';
 import { runProfile } from './profile.ts';
-import { type BenchReport, codeState, machine, render, type StoreComparison, write } from './report.ts';
+import { render } from './render.ts';
+import { type BenchReport, codeState, machine, type StoreComparison, write } from './report.ts';
 import { scenarios as allScenarios, hugeRequest, RSS_TARGET_MB, V7_PATH } from './scenarios.ts';
 import { extraStores } from './stores.ts';
 import { sameBytes, sameValues, soapValues } from './verify.ts';

@@ -4,7 +4,7 @@
  */
 import { ScoopError } from '../contract/errors.ts';
 import { type Endpoint, findOperation, type Operation } from '../contract/operations.ts';
-import { attributeValue, parseXml, type XmlElement, type XmlLimits } from '../xml/reader.ts';
+import { attributeValue, type XmlElement, type XmlLimits } from '../xml/reader.ts';
 import { quote, type RawParameters } from './coerce.ts';
 import { decodeBody, type MediaType } from './content-type.ts';
 import {
@@ -16,6 +16,7 @@ import {
   type SoapVersion,
   XSI_NS,
 } from './namespaces.ts';
+import { readRequestXml } from './request-xml.ts';
 
 export const SOAP11_MEDIA_TYPE = 'text/xml';
 export const SOAP12_MEDIA_TYPE = 'application/soap+xml';
@@ -175,7 +176,7 @@ export function decodeSoapRequest(input: SoapInput): SoapRequest {
   const text = decodeBody(input.body, input.mediaType);
   if (text.trim() === '')
     throw new ScoopError('EMPTY_BODY', 'The request body is empty; a SOAP envelope is required.');
-  const document = parseXml(text, input.limits);
+  const document = readRequestXml(text, input.limits);
   // SOAP 1.2 part 1 §5: a SOAP message MUST NOT contain processing instructions (SOAP 1.1 §3 likewise).
   if (document.hasProcessingInstruction) {
     throw new ScoopError(

@@ -7,7 +7,24 @@
  *   checked as the parser goes, so a hostile body is dropped before it is built.
  */
 import { SaxesParser, type SaxesTagNS } from 'saxes';
-import { ScoopError } from '../contract/errors.ts';
+
+/** What the reader refuses: a document that is not well-formed, a DOCTYPE, a structural limit. */
+export type XmlErrorKind = 'malformed' | 'doctype' | 'limit';
+
+/**
+ * A refusal by the reader, its message written for the client. The reader knows nothing
+ * of the service's error catalogue: callers map the kind to their own errors
+ * (protocol/request-xml.ts).
+ */
+export class XmlError extends Error {
+  readonly kind: XmlErrorKind;
+
+  constructor(kind: XmlErrorKind, message: string) {
+    super(message);
+    this.name = 'XmlError';
+    this.kind = kind;
+  }
+}
 
 export interface XmlAttribute {
   readonly uri: string;
@@ -80,13 +97,13 @@ function namespacesInScope(
   return scope;
 }
 
-function limitError(what: string): ScoopError {
-  return new ScoopError('XML_LIMIT_EXCEEDED', `The request XML exceeds the limit on ${what}.`);
+function limitError(what: string): XmlError {
+  return new XmlError('limit', `The request XML exceeds the limit on ${what}.`);
 }
 
 export function parseXml(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): ParsedDocument {
   if (containsDoctype(text)) {
-    throw new ScoopError('DTD_NOT_ALLOWED', 'Document type declarations (DOCTYPE) are not allowed.');
+    throw new XmlError('doctype', 'Document type declarations (DOCTYPE) are not allowed.');
   }
   const parser = new SaxesParser({ xmlns: true });
   const stack: XmlElement[] = [];
@@ -143,22 +160,19 @@ export function parseXml(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): 
     hasProcessingInstruction = true;
   });
   parser.on('doctype', () => {
-    throw new ScoopError('DTD_NOT_ALLOWED', 'Document type declarations (DOCTYPE) are not allowed.');
+    throw new XmlError('doctype', 'Document type declarations (DOCTYPE) are not allowed.');
   });
   parser.on('error', (error) => {
-    throw new ScoopError(
-      'MALFORMED_XML',
-      `The request body is not well-formed XML: ${describeSaxError(error)}`,
-    );
+    throw new XmlError('malformed', `The request body is not well-formed XML: ${describeSaxError(error)}`);
   });
 
   try {
     parser.write(text).close();
   } catch (error) {
-    if (error instanceof ScoopError) throw error;
-    throw new ScoopError('MALFORMED_XML', 'The request body is not well-formed XML.');
+    if (error instanceof XmlError) throw error;
+    throw new XmlError('malformed', 'The request body is not well-formed XML.');
   }
-  if (!root) throw new ScoopError('MALFORMED_XML', 'The request body has no root element.');
+  if (!root) throw new XmlError('malformed', 'The request body has no root element.');
   return { root, hasProcessingInstruction };
 }
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { SaxesParser } from 'saxes';
 import { type ErrorCode, ScoopError } from '../../src/contract/errors.ts';
 import { materialize } from '../../src/server/send.ts';
+import { XmlError, type XmlErrorKind } from '../../src/xml/reader.ts';
 import type { BodyPart } from '../../src/xml/writer.ts';
 
 /** Runs `fn` and asserts it throws a ScoopError with `code`; returns the error for further checks. */
@@ -16,6 +17,20 @@ export function assertScoopError(fn: () => unknown, code: ErrorCode): ScoopError
   assert.ok(caught !== undefined, `expected ScoopError ${code}, but nothing was thrown`);
   assert.ok(caught instanceof ScoopError, `expected ScoopError ${code}, got ${String(caught)}`);
   assert.equal(caught.code, code, `expected ${code}, got ${caught.code}: ${caught.message}`);
+  return caught;
+}
+
+/** Runs `fn` and asserts it throws the XML reader's XmlError of `kind`; returns the error for further checks. */
+export function assertXmlError(fn: () => unknown, kind: XmlErrorKind): XmlError {
+  let caught: unknown;
+  try {
+    fn();
+  } catch (error) {
+    caught = error;
+  }
+  assert.ok(caught !== undefined, `expected XmlError ${kind}, but nothing was thrown`);
+  assert.ok(caught instanceof XmlError, `expected XmlError ${kind}, got ${String(caught)}`);
+  assert.equal(caught.kind, kind, `expected ${kind}, got ${caught.kind}: ${caught.message}`);
   return caught;
 }
 

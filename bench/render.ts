@@ -1,0 +1,256 @@
+/** The benchmark's report (bench/report.ts) as Markdown tables: printed, and pasted into docs/performance.md. */
+import type { CpuShare } from './processes.ts';
+import type { BenchReport, codeState, Run } from './report.ts';
+import type { Target } from './scenarios.ts';
+
+const f0 = (n: number | null | undefined) =>
+  n === null || n === undefined || Number.isNaN(n) ? '–' : n.toFixed(0);
+const f2 = (n: number | null | undefined) =>
+  n === null || n === undefined || Number.isNaN(n) ? '–' : n.toFixed(2);
+const ms = (n: number | null | undefined) =>
+  n === null || n === undefined || Number.isNaN(n) ? '–' : n < 10 ? n.toFixed(2) : n.toFixed(1);
+const pct = (n: number | null) => (n === null ? '–' : `${(n * 100).toFixed(0)}%`);
+const times = (n: number | null) => (n === null ? '–' : `${n.toFixed(2)}×`);
+
+function runCell(run: Run | null, value: (r: Run) => string): string {
+  if (!run) return '–';
+  if (run.failed) return 'FAILED';
+  return run.disturbed ? `${value(run)}*` : value(run);
+}
+
+const shares = (cpu: CpuShare) =>
+  `${cpu.server.toFixed(2)} / ${cpu.generator.toFixed(2)} / ${cpu.other.toFixed(2)}`;
+const cores = (run: Run | null) => (run && !run.failed ? shares(run.cpu) : '–');
+
+function targetText(t: Target): string {
+  const parts = [`≥${pct(t.minCeilingRatio)} ceil`];
+  if (t.maxP99Ratio !== undefined) parts.push(`p99 ≤${t.maxP99Ratio}×`);
+  if (t.minPeerRatio !== undefined) parts.push(`≥${t.minPeerRatio}× peer`);
+  return parts.join(', ');
+}
+
+export function table(rows: readonly string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  const line = (r: readonly string[]) => `| ${r.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`;
+  return [
+    line(rows[0]!),
+    `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+    ...rows.slice(1).map(line),
+  ].join('\n');
+}
+
+/** The report as Markdown tables (printed, and pasted into docs/performance.md). */
+export function render(report: BenchReport): string {
+  const out: string[] = [];
+  out.push(
+    `scoop benchmark — ${report.date}, ${report.machine.cpus} × ${report.machine.cpu}, Node ${report.machine.node}, ${report.machine.generator}`,
+  );
+  out.push(`command: ${report.command}`);
+  const code = report.settings.code as ReturnType<typeof codeState> | undefined;
+  if (code)
+    out.push(
+      `code: ${code.commit} with ${code.changedSourceFiles} changed files under src/, dist/cli.mjs ${code.distSha256 ?? '–'}`,
+    );
+  out.push('');
+  if (report.scenarios.length > 0) {
+    const rows = [
+      [
+        'scenario',
+        'ours req/s',
+        'p50 ms',
+        'p99 ms',
+        'ceiling req/s',
+        'ceil p99 ms',
+        'peer req/s',
+        'ours/ceil',
+        'p99/ceil',
+        'ours/peer',
+        'target',
+        'result',
+      ],
+    ];
+    for (const s of report.scenarios) {
+      rows.push([
+        s.name,
+        runCell(s.ours, (r) => f0(r.rps)),
+        runCell(s.ours, (r) => ms(r.p50Ms)),
+        runCell(s.ours, (r) => ms(r.p99Ms)),
+        runCell(s.ceiling, (r) => f0(r.rps)),
+        runCell(s.ceiling, (r) => ms(r.p99Ms)),
+        s.peer ? runCell(s.peer, (r) => f0(r.rps)) : (s.peerNote ?? '–'),
+        pct(s.ratios.oursToCeiling),
+        times(s.ratios.p99ToCeiling),
+        times(s.ratios.oursToPeer),
+        targetText(s.target),
+        s.pass ? 'PASS' : 'FAIL',
+      ]);
+    }
+    out.push(table(rows));
+    out.push(
+      "req/s and p99: the round with the median rate and the median p99 of the rounds; ours/ceil and p99/ceil: the median of the rounds' own ratios (ours and the ceiling measured back to back)",
+    );
+    out.push('');
+    out.push(
+      table([
+        ['CPU cores used: server / wrk / other', 'ours', 'ceiling', 'peer'],
+        ...report.scenarios.map((s) => [s.name, cores(s.ours), cores(s.ceiling), cores(s.peer)]),
+      ]),
+    );
+    if (report.scenarios.some((s) => [s.ours, s.ceiling, s.peer].some((r) => r?.disturbed)))
+      out.push(
+        '* other work on the machine used more than 0.25 cores during that run, in 3 tries: unreliable',
+      );
+    const misses = report.scenarios.filter((s) => s.misses.length > 0);
+    if (misses.length > 0) {
+      out.push('');
+      for (const s of misses) out.push(`- ${s.name}: ${s.misses.join('; ')}`);
+    }
+    out.push('');
+  }
+  const h = report.largeAttachment;
+  if (h) {
+    out.push(
+      table([
+        [
+          '200 MB attachment (SOAP 1.1, median of 3 after 2 warm-ups)',
+          'ours',
+          'ceiling',
+          'ratio',
+          'target',
+          'result',
+        ],
+        [
+          'time to last byte, harness client (node:http)',
+          h.ours ? `${f0(h.ours.ms)} ms (${f0(h.ours.mbPerSecond)} MB/s)` : '–',
+          h.ceiling ? `${f0(h.ceiling.ms)} ms (${f0(h.ceiling.mbPerSecond)} MB/s)` : '–',
+          pct(h.ratio),
+          `≥${pct(h.target.minCeilingRatio)} of ceiling`,
+          h.misses.some((m) => m.includes('rate')) ? 'FAIL' : 'PASS',
+        ],
+        [
+          'CPU cores: server / client / other',
+          h.ours ? shares(h.ours.cpu) : '–',
+          h.ceiling ? shares(h.ceiling.cpu) : '–',
+          '',
+          '',
+          '',
+        ],
+        [
+          'time to last byte, curl (server-bound; informational)',
+          `${f0(h.serverBound.ours.ms)} ms (${f0(h.serverBound.ours.mbPerSecond)} MB/s)`,
+          h.serverBound.ceiling
+            ? `${f0(h.serverBound.ceiling.ms)} ms (${f0(h.serverBound.ceiling.mbPerSecond)} MB/s)`
+            : '–',
+          pct(h.serverBound.ratio),
+          '',
+          '',
+        ],
+        [
+          'CPU cores with curl: server / client / other',
+          shares(h.serverBound.ours.cpu),
+          h.serverBound.ceiling ? shares(h.serverBound.ceiling.cpu) : '–',
+          '',
+          '',
+          '',
+        ],
+        [
+          'server RSS growth',
+          `${f0(h.rss.beforeMb)} → ${f0(h.rss.peakMb)} MB (+${f0(h.rss.growthMb)} MB)`,
+          '',
+          '',
+          `< ${h.target.maxRssGrowthMb} MB`,
+          h.rss.growthMb < h.target.maxRssGrowthMb ? 'PASS' : 'FAIL',
+        ],
+        ...(h.firstAnswer
+          ? [
+              [
+                'first answer after the start (from the store, cache file written; informational)',
+                `${f0(h.firstAnswer.ms)} ms (${f0(h.firstAnswer.mbPerSecond)} MB/s)`,
+                '',
+                '',
+                '',
+                '',
+              ],
+              [
+                'server RSS growth, first answer',
+                `+${f0(h.firstAnswer.rssGrowthMb)} MB`,
+                '',
+                '',
+                `< ${h.target.maxRssGrowthMb} MB`,
+                h.firstAnswer.rssGrowthMb < h.target.maxRssGrowthMb ? 'PASS' : 'FAIL',
+              ],
+            ]
+          : []),
+      ]),
+    );
+    out.push('');
+  }
+  out.push(
+    table([
+      ['server memory', 'value', 'target', 'result'],
+      ['RSS idle (after start and capture)', `${f0(report.rss.idleMb)} MB`, '', ''],
+      [
+        `peak RSS under load (${report.rss.samples} samples)`,
+        `${f0(report.rss.peakUnderLoadMb)} MB`,
+        `≤ ${report.rss.targetMb} MB`,
+        report.rss.pass ? 'PASS' : 'FAIL',
+      ],
+    ]),
+  );
+  for (const store of report.stores) {
+    out.push('');
+    if (store.error) {
+      out.push(`store ${store.store}: not measured — ${store.error}`);
+      continue;
+    }
+    out.push(
+      table([
+        [
+          `store ${store.store}`,
+          'req/s',
+          'SQLite req/s (just before)',
+          'p99 ms',
+          'ratio to SQLite',
+          'target',
+          'result',
+        ],
+        ...store.scenarios.map((s) => [
+          s.name,
+          s.failed ? 'FAILED' : f0(s.rps),
+          f0(s.sqliteRps),
+          ms(s.p99Ms),
+          pct(s.ratioToSqlite),
+          `≥${pct(store.target.minRatio)}`,
+          s.pass ? 'PASS' : 'FAIL',
+        ]),
+      ]),
+    );
+  }
+  if (report.images) {
+    const i = report.images;
+    out.push('');
+    out.push(
+      table([
+        ['images (getBild, own server)', 'value'],
+        ['cold crop 800…806×600 (misses), median', `${ms(i.cold.medianMs)} ms (${i.cold.runs} runs)`],
+        ['cache hits', `${f0(i.hits.perSecond)} req/s (median ${ms(i.hits.medianMs)} ms)`],
+        [
+          `${i.storm.requests} concurrent distinct resizes`,
+          `${i.storm.ok} ok, ${i.storm.busy} busy, ${f0(i.storm.wallMs)} ms`,
+        ],
+        ['RSS during the storm', `${f0(i.storm.baselineRssMb)} → ${f0(i.storm.peakRssMb)} MB`],
+        [
+          'getBereich during the storm',
+          `median ${ms(i.storm.bereichMedianMs)} ms, max ${ms(i.storm.bereichMaxMs)} ms`,
+        ],
+      ]),
+    );
+  }
+  if (report.notes.length > 0) {
+    out.push('');
+    for (const note of report.notes) out.push(`note: ${note}`);
+  }
+  out.push('');
+  out.push(`overall: ${report.pass ? 'PASS' : 'FAIL'} (${f2(report.durationSeconds)} s)`);
+  return out.join('\n');
+}
