@@ -17,6 +17,7 @@ export type Pending = PromiseLike<unknown> | Wait;
 
 export interface Stage {
   readonly name: string;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a stage that is done at once returns nothing at all
   run(exchange: Exchange): void | Pending;
 }
 
@@ -24,6 +25,7 @@ export type Refuse = (exchange: Exchange, error: unknown) => void;
 
 export function runStages(stages: readonly Stage[], exchange: Exchange, refuse: Refuse, from = 0): void {
   for (let i = from; i < stages.length && !exchange.answered; i++) {
+    // biome-ignore lint/suspicious/noConfusingVoidType: what Stage.run returns
     let pending: void | Pending;
     try {
       pending = stages[i]!.run(exchange);
