@@ -11,8 +11,8 @@ import type { BinaryValue, ValueOf } from './infer.ts';
 import {
   type ArgumentsOf,
   type ArgumentValue,
-  type OperationName,
   OPERATIONS,
+  type OperationName,
   type ResultOf,
 } from './operations.ts';
 import { arrayOf, complex, enumeration, field, INT, STRING } from './schema.ts';
@@ -28,7 +28,7 @@ import {
   type Newsletter,
   type ResizeMode,
   resizeMode,
-  wsAuthHeader,
+  type wsAuthHeader,
 } from './types.ts';
 
 /** True only when A and B are the same type (not merely assignable one way). */
@@ -151,10 +151,13 @@ describe('record types inferred from types.ts', () => {
 describe('operation types inferred from operations.ts', () => {
   test('arguments are never null: coercion refuses what is missing', () => {
     expect<
-      Same<ArgumentsOf<'getBild'>, { bildID: number; width: number; height: number; resizeModes: ResizeMode[] }>
+      Same<
+        ArgumentsOf<'getBild'>,
+        { bildID: number; width: number; height: number; resizeModes: ResizeMode[] }
+      >
     >(true);
     expect<Same<ArgumentsOf<'getAbonnierteNewsletter'>, { email: string }>>(true);
-    expect<Same<ArgumentsOf<'getNewsletter'>, {}>>(true);
+    expect<Same<keyof ArgumentsOf<'getNewsletter'>, never>>(true);
     expect<Same<ArgumentsOf<'checkAnhangVorhanden'>, { anhangID: number }>>(true);
     expect<Same<ArgumentValue, number | string | ResizeMode[]>>(true);
   });

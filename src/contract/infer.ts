@@ -39,12 +39,13 @@ export type FieldValueOf<F extends Field> = F['nillable'] extends true
 export type RecordOf<F extends readonly Field[]> = { [P in F[number] as P['name']]: FieldValueOf<P> };
 
 /** int → number, string → string | null, enum → the union of its values, ArrayOfX → X[], … */
-export type ValueOf<T extends ValueType> = T extends ScalarType<infer N extends ScalarName>
-  ? ScalarValues[N]
-  : T extends EnumType<infer V>
-    ? V
-    : T extends ArrayType<infer I>
-      ? ValueOf<I>[]
-      : T extends ComplexType<infer F>
-        ? RecordOf<F>
-        : never;
+export type ValueOf<T extends ValueType> =
+  T extends ScalarType<infer N extends ScalarName>
+    ? ScalarValues[N]
+    : T extends EnumType<infer V>
+      ? V
+      : T extends ArrayType<infer I>
+        ? ValueOf<I>[]
+        : T extends ComplexType<infer F>
+          ? RecordOf<F>
+          : never;

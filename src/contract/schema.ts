@@ -37,7 +37,11 @@ export interface ArrayType<I extends ValueType = ValueType> {
 
 export type ValueType = ScalarType | EnumType | ComplexType | ArrayType;
 
-export interface Field<N extends string = string, T extends ValueType = ValueType, Nil extends boolean = boolean> {
+export interface Field<
+  N extends string = string,
+  T extends ValueType = ValueType,
+  Nil extends boolean = boolean,
+> {
   readonly name: N;
   readonly type: T;
   /**

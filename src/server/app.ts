@@ -36,7 +36,8 @@ import {
 import { SOAP_CONTENT_TYPE, type SoapVersion } from '../protocol/namespaces.ts';
 import { compileOperationWriter, type OperationWriter } from '../protocol/serialize.ts';
 import { decodeSoapRequest, isSoapMediaType, versionByMediaType } from '../protocol/soap-request.ts';
-import { checkHandlers, HANDLERS, type ServiceOptions } from '../service/handlers.ts';
+import type { ServiceOptions } from '../service/handlers.ts';
+import { invoke as invokeHandler } from '../service/invoke.ts';
 import type { ContentStore } from '../store/content-store.ts';
 import { StoreUnavailableError } from '../store/content-store.ts';
 import type { XmlLimits } from '../xml/reader.ts';
@@ -135,7 +136,6 @@ function single(value: string | string[] | undefined): string | undefined {
 }
 
 export function createApp(options: AppOptions) {
-  checkHandlers();
   const writers = new Map<Operation, OperationWriter>(
     OPERATIONS.map((op) => [op, compileOperationWriter(op, options.namespace)]),
   );
@@ -331,7 +331,7 @@ export function createApp(options: AppOptions) {
     if (call.authenticate) await authenticate(call.token, admission);
     const args = coerceArguments(call.operation, call.parameters, { maxListItems: options.maxListItems });
     let expiresAt = Number.POSITIVE_INFINITY;
-    const result = await HANDLERS[call.operation.name]!(args, {
+    const result = await invokeHandler(call.operation, args, {
       ...context,
       expires: (at) => {
         expiresAt = Math.min(expiresAt, at);
