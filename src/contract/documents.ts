@@ -27,7 +27,7 @@ export const ARTIKEL_REFERENCES = [
   { field: 'anhaenge', kind: 'anhaenge' },
 ] as const satisfies ReadonlyArray<{ field: keyof ArtikelDetails; kind: RecordKind }>;
 
-type ArtikelReference = (typeof ARTIKEL_REFERENCES)[number];
+export type ArtikelReference = (typeof ARTIKEL_REFERENCES)[number];
 
 /** A kind whose records an article lists by id. */
 export type ReferencedKind = ArtikelReference['kind'];

@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { emailKey, RECORD_KINDS, type RecordKind, type StoredDocument } from './documents.ts';
 import type { BinaryValue, ValueOf } from './infer.ts';
 import {
   type ArgumentsOf,
@@ -204,5 +205,54 @@ describe('operation types inferred from operations.ts', () => {
       getBild.result.fields.map((f) => f.name),
       Object.keys(result),
     );
+  });
+});
+
+describe('stored documents (documents.ts)', () => {
+  test('simple kinds store their contract type; binaries leave size and data to the blob', () => {
+    expect<Same<StoredDocument<'bereiche'>, Bereich>>(true);
+    expect<Same<StoredDocument<'cityAppBereiche'>, CityAppBereich>>(true);
+    expect<Same<StoredDocument<'anhaenge'>, Omit<Anhang, 'size' | 'data'>>>(true);
+    expect<Same<keyof StoredDocument<'bilder'>, Exclude<keyof Bild, 'size' | 'data'>>>(true);
+    expect<
+      Same<StoredDocument<'newsletter'>, { name: string | null; newsletterID: number; oeffentlich: boolean }>
+    >(true);
+  });
+
+  test('an article stores ids and its window; a subscription its address and newsletter ids', () => {
+    expect<
+      Same<
+        StoredDocument<'artikel'>,
+        {
+          text: string | null;
+          bereiche: number[];
+          cityAppBereiche: number[];
+          anhaenge: number[];
+          links: Link[];
+          kontakte: Kontakt[];
+          sichtbarVon: number | null;
+          sichtbarBis: number | null;
+        }
+      >
+    >(true);
+    expect<Same<StoredDocument<'abonnements'>, { email: string; newsletterIDs: number[] }>>(true);
+  });
+
+  test('RECORD_KINDS lists every kind once, in import order', () => {
+    const kinds: readonly RecordKind[] = RECORD_KINDS;
+    assert.deepEqual(kinds, [
+      'bereiche',
+      'cityAppBereiche',
+      'anhaenge',
+      'bilder',
+      'artikel',
+      'newsletter',
+      'abonnements',
+    ]);
+  });
+
+  test('emailKey matches addresses case-insensitively, trimmed, in NFC', () => {
+    assert.equal(emailKey('  Jörg.Müller@Example.ORG '), 'jörg.müller@example.org');
+    assert.equal(emailKey('Jo\u0308rg@example.org'), emailKey('J\u00f6rg@example.org'));
   });
 });

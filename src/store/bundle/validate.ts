@@ -4,7 +4,7 @@
  * src/contract/types.ts rather than restated. Every error names the record and field.
  */
 import {
-  type ARTIKEL_REFERENCES,
+  type ArtikelReference,
   BLOB_FIELDS,
   type RecordKind,
   type StoredDocument,
@@ -219,7 +219,7 @@ export function checkArtikel(value: Json, at: string): { id: number; doc: Stored
   const { text } = checkRecord(wsArtikelDetails, object, where, {
     custom: ['bereiche', 'cityAppBereiche', 'anhaenge', 'links', 'kontakte'],
   });
-  const ids = (field: (typeof ARTIKEL_REFERENCES)[number]['field']) =>
+  const ids = (field: ArtikelReference['field']) =>
     checkArray(object[field] ?? [], `${where}.${field}`).map((v, i) =>
       checkInt(v, `${where}.${field}[${i}]`),
     );
