@@ -19,12 +19,11 @@ import { parseArgs } from 'node:util';
 import * as soap from 'soap';
 import { Authenticator } from '../src/auth/authenticator.ts';
 import { isScoopError } from '../src/contract/errors.ts';
-import { ENDPOINTS, type Operation, operationsAt } from '../src/contract/operations.ts';
-import type { Arguments } from '../src/contract/records.ts';
+import { type Arguments, ENDPOINTS, type Operation, operationsAt } from '../src/contract/operations.ts';
 import type { ValueType } from '../src/contract/schema.ts';
 import type { ResizeMode } from '../src/contract/types.ts';
 import { ImageService } from '../src/images/image-service.ts';
-import { HANDLERS } from '../src/service/handlers.ts';
+import { invoke } from '../src/service/invoke.ts';
 import { openStore } from '../src/store/open-store.ts';
 import type { Binary } from '../src/xml/binary.ts';
 
@@ -120,7 +119,7 @@ async function main(): Promise<void> {
               ?.token;
             await authenticator.verify(typeof token === 'string' ? token : undefined);
           }
-          const result = await HANDLERS[op.name]!(argumentsOf(op, args), context);
+          const result = await invoke(op, argumentsOf(op, args), context);
           return { [`${op.name}Result`]: await toSoap(op.result, result) };
         } catch (error) {
           if (isScoopError(error)) throw fault(error.code, error.message, soap12);

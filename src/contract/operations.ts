@@ -2,7 +2,10 @@
  * The operations and the endpoints that offer them (service-spec.md 4.1, 4.3).
  * Each operation is offered at exactly one endpoint; its result is a wrapper type
  * `wsGet<Op>Response` with a single member, which is also the HTTP GET/POST root.
+ * Each operation's name, parameters and result keep their literal types, so its
+ * arguments and result are inferred (ArgumentsOf, ResultOf) as its records are.
  */
+import type { FieldValueOf, ValueOf } from './infer.ts';
 import { BOOLEAN, type ComplexType, complex, type Field, field, INT, STRING } from './schema.ts';
 import {
   ArrayOfInt,
@@ -28,12 +31,16 @@ export interface Endpoint {
   readonly requiresToken: boolean;
 }
 
-export interface Operation {
-  readonly name: string;
+export interface Operation<
+  N extends string = string,
+  P extends readonly Field[] = readonly Field[],
+  R extends ComplexType = ComplexType,
+> {
+  readonly name: N;
   readonly endpoint: Endpoint;
-  readonly params: readonly Field[];
+  readonly params: P;
   /** `wsGet<Op>Response`: the content of `<Op>Result` and the HTTP root element. */
-  readonly result: ComplexType;
+  readonly result: R;
   readonly purpose: string;
 }
 
@@ -63,17 +70,18 @@ export function resultTypeName(operationName: string): string {
   return isGet ? `wsGet${capitalised}Response` : `ws${capitalised}Response`;
 }
 
-function operation(
-  name: string,
+function operation<const N extends string, const P extends readonly Field[], R extends Field>(
+  name: N,
   at: Endpoint,
-  params: readonly Field[],
-  resultField: Field,
+  params: P,
+  resultField: R,
   purpose: string,
-): Operation {
+): Operation<N, P, ComplexType<readonly [R]>> {
   return { name, endpoint: at, params, result: complex(resultTypeName(name), [resultField]), purpose };
 }
 
-export const OPERATIONS: readonly Operation[] = [
+/** Each operation with its literal types, which ArgumentsOf and ResultOf read. */
+const DEFINED = [
   operation(
     'checkAnhangVorhanden',
     SCOOP_V5,
@@ -135,7 +143,39 @@ export const OPERATIONS: readonly Operation[] = [
     field('bereich', wsBereich),
     'Returns one area',
   ),
-];
+] as const satisfies readonly Operation[];
+
+export const OPERATIONS: readonly Operation[] = DEFINED;
+
+type AnyOperation = (typeof DEFINED)[number];
+
+export type OperationName = AnyOperation['name'];
+
+/** The operation of this name, with the literal types of its parameters and result. */
+export type OperationNamed<N extends OperationName> = Extract<AnyOperation, { readonly name: N }>;
+
+/**
+ * The coerced arguments of an operation, e.g. `{ bildID: number; …; resizeModes: ResizeMode[] }`.
+ * Never null: coercion refuses a missing int or a missing or empty string (MISSING_PARAMETER)
+ * and makes an absent list empty.
+ */
+export type ArgumentsOf<N extends OperationName> = {
+  [P in OperationNamed<N>['params'][number] as P['name']]: NonNullable<FieldValueOf<P>>;
+};
+
+/** What an operation's handler returns: its result wrapper's one member, e.g. `{ bild: Bild }`. */
+export type ResultOf<N extends OperationName> = ValueOf<OperationNamed<N>['result']>;
+
+/** A coerced argument of some operation, before the call is typed by its operation. */
+export type ArgumentValue = { [N in OperationName]: ValuesOf<ArgumentsOf<N>> }[OperationName];
+
+type ValuesOf<T> = T[keyof T];
+
+/** Coerced arguments of some operation, keyed by parameter name (what coercion produces). */
+export type Arguments = Readonly<Record<string, ArgumentValue>>;
+
+/** A result of some operation, keyed by field name (what the compiled writers read). */
+export type Result = Readonly<Record<string, unknown>>;
 
 export function operationsAt(at: Endpoint): Operation[] {
   return OPERATIONS.filter((op) => op.endpoint === at);

@@ -5,8 +5,7 @@
  * xs:string, whose whiteSpace is `preserve`: a value must be one of them exactly.
  */
 import { ScoopError } from '../contract/errors.ts';
-import type { Operation } from '../contract/operations.ts';
-import type { Arguments } from '../contract/records.ts';
+import type { Arguments, Operation } from '../contract/operations.ts';
 import type { ArrayType, Field } from '../contract/schema.ts';
 
 /** Raw values per parameter name: every occurrence of a scalar, every item of a list. */

@@ -21,8 +21,7 @@ import {
   xmlName,
 } from '../../test/support/fuzz.ts';
 import { ERRORS, type ErrorCode, ScoopError } from '../contract/errors.ts';
-import type { Endpoint, Operation } from '../contract/operations.ts';
-import type { Arguments } from '../contract/records.ts';
+import type { Arguments, Endpoint, Operation } from '../contract/operations.ts';
 import { DEFAULT_XML_LIMITS, type XmlLimits } from '../xml/reader.ts';
 import { coerceArguments, parseInt32, type RawParameters } from './coerce.ts';
 import { decodeBody, type MediaType, parseMediaType } from './content-type.ts';

@@ -2,7 +2,7 @@
  * Response writers compiled once per operation from the contract: for each type a
  * closure that writes a value of that type, so no schema is walked per request.
  */
-import type { Operation } from '../contract/operations.ts';
+import type { Operation, Result } from '../contract/operations.ts';
 import type { ArrayType, ComplexType, Field, ValueType } from '../contract/schema.ts';
 import type { Binary } from '../xml/binary.ts';
 import { escapeAttribute } from '../xml/escape.ts';
@@ -105,8 +105,8 @@ class Compiler {
 }
 
 export interface OperationWriter {
-  soap(version: SoapVersion, result: Readonly<Record<string, unknown>>): BodyPart[];
-  http(result: Readonly<Record<string, unknown>>): BodyPart[];
+  soap(version: SoapVersion, result: Result): BodyPart[];
+  http(result: Result): BodyPart[];
 }
 
 export function compileOperationWriter(operation: Operation, namespace: string): OperationWriter {

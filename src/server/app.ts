@@ -10,7 +10,7 @@ import { ImageService } from '../images/image-service.ts';
 import type { Metrics } from '../observe/metrics.ts';
 import { createObserver } from '../observe/request-log.ts';
 import { compileOperationWriter, type OperationWriter } from '../protocol/serialize.ts';
-import { checkHandlers, type ServiceOptions } from '../service/handlers.ts';
+import type { ServiceOptions } from '../service/handlers.ts';
 import type { ContentStore } from '../store/content-store.ts';
 import type { XmlLimits } from '../xml/reader.ts';
 import type { AppContext } from './app-context.ts';
@@ -130,7 +130,6 @@ export function lifecycle(app: AppContext): Stage[] {
 }
 
 export function createApp(options: AppOptions) {
-  checkHandlers();
   const app = context(options);
   const stages = lifecycle(app);
   const refuse = refuser(app);

@@ -9,10 +9,12 @@ import sharp from 'sharp';
 import { bundleJson, importFolder, pattern, scratch } from '../../test/support/bundles.ts';
 import { DATABASES, type TestDatabase } from '../../test/support/databases.ts';
 import { type ErrorCode, ScoopError } from '../contract/errors.ts';
-import type { Anhang, Arguments, ArtikelDetails, Bild } from '../contract/records.ts';
+import type { ArgumentsOf, OperationName, ResultOf } from '../contract/operations.ts';
+import type { Anhang, ArtikelDetails } from '../contract/types.ts';
 import { ImageService } from '../images/image-service.ts';
 import type { ContentStore } from '../store/content-store.ts';
-import { HANDLERS, type Result, type ServiceContext } from './handlers.ts';
+import type { ServiceContext } from './handlers.ts';
+import { handle } from './invoke.ts';
 
 const s = scratch();
 const MAX_DIMENSION = 800;
@@ -135,18 +137,22 @@ function handlerRules(db: TestDatabase): void {
     await importFolder(store, bundleFolder);
   });
 
-  function call(operation: string, args: Arguments, now = NOW): Promise<Result> {
+  function call<N extends OperationName>(
+    operation: N,
+    args: ArgumentsOf<N>,
+    now = NOW,
+  ): Promise<ResultOf<N>> {
     const context: ServiceContext = {
       store,
       now: () => now,
       options: { maxImageDimension: MAX_DIMENSION },
       images: IMAGES,
     };
-    return HANDLERS[operation]!(args, context);
+    return handle(operation, args, context);
   }
 
   async function artikel(id: number, now = NOW): Promise<ArtikelDetails> {
-    return (await call('getArtikelDetails', { artikelID: id }, now)).artikelDetails as ArtikelDetails;
+    return (await call('getArtikelDetails', { artikelID: id }, now)).artikelDetails;
   }
 
   describe('visibility window', () => {
@@ -267,7 +273,7 @@ function handlerRules(db: TestDatabase): void {
         [MAX_DIMENSION, MAX_DIMENSION],
         [1, MAX_DIMENSION],
       ] as const) {
-        const result = (await bild(w, h)).bild as Bild;
+        const result = (await bild(w, h)).bild;
         assert.equal(result.bildID, 200);
         assert.equal(result.istTeaserbild, true);
         assert.equal(result.mimetype, 'image/png');
@@ -275,10 +281,10 @@ function handlerRules(db: TestDatabase): void {
     });
 
     test('0×0 returns the stored bytes; a resize returns other bytes, with size and mimetype of those', async () => {
-      const stored = (await bild(0, 0)).bild as Bild;
+      const stored = (await bild(0, 0)).bild;
       assert.deepEqual(await bytesOf(stored.data), PNG);
       assert.equal(stored.size, PNG.length);
-      const resized = (await bild(15, 0)).bild as Bild;
+      const resized = (await bild(15, 0)).bild;
       const bytes = await bytesOf(resized.data);
       assert.equal(resized.size, bytes.length);
       const meta = await sharp(bytes).metadata();
@@ -287,7 +293,7 @@ function handlerRules(db: TestDatabase): void {
 
     test('a stored file that is not an image is refused for resizing, and served as stored', async () => {
       await refusedWith(bild(10, 10, 201), 'IMAGE_NOT_RESIZABLE', /cannot be decoded/);
-      assert.equal(((await bild(0, 0, 201)).bild as Bild).size, 300);
+      assert.equal((await bild(0, 0, 201)).bild.size, 300);
     });
 
     test('width or height below 0 or above the maximum is refused', async () => {
@@ -309,7 +315,7 @@ function handlerRules(db: TestDatabase): void {
 
   describe('single records', () => {
     test('getAnhang returns the record with size from the file; unknown ids are UNKNOWN_ID', async () => {
-      const anhang = (await call('getAnhang', { anhangID: 500 })).anhang as Anhang;
+      const anhang = (await call('getAnhang', { anhangID: 500 })).anhang;
       assert.equal(anhang.size, ATTACHMENT.length);
       assert.equal(anhang.filename, 'to.txt');
       await refusedWith(call('getAnhang', { anhangID: 1 }), 'UNKNOWN_ID');

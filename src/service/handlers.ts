@@ -2,24 +2,18 @@
  * One handler per operation: coerced arguments and the store in, a result object out
  * (keyed by the contract's field names). No XML, no HTTP, no SQL here.
  */
+import {
+  type ArtikelDocument,
+  emailKey,
+  type ReferencedKind,
+  type StoredDocument,
+} from '../contract/documents.ts';
 import { ScoopError } from '../contract/errors.ts';
-import { OPERATIONS } from '../contract/operations.ts';
-import type {
-  Anhang,
-  Arguments,
-  ArtikelDetails,
-  Bereich,
-  Bild,
-  CityAppBereich,
-  Kontakt,
-  Link,
-  Newsletter,
-} from '../contract/records.ts';
-import type { ResizeMode } from '../contract/types.ts';
+import type { ArgumentsOf, OperationName, ResultOf } from '../contract/operations.ts';
+import type { Anhang, ArtikelDetails, Bild, Newsletter } from '../contract/types.ts';
 import { FORMATS, filenameFor } from '../images/formats.ts';
 import type { ImageService } from '../images/image-service.ts';
-import { emailKey } from '../store/bundle/bundle.ts';
-import type { ContentStore, Snapshot, StoredRecord } from '../store/content-store.ts';
+import { type ContentStore, parseDoc, type Snapshot, type StoredRecord } from '../store/content-store.ts';
 
 export interface ServiceOptions {
   /** Largest `width`/`height` getBild accepts. */
@@ -36,46 +30,39 @@ export interface ServiceContext {
   readonly expires?: (at: number) => void;
 }
 
-export type Result = Readonly<Record<string, unknown>>;
-export type Handler = (args: Arguments, context: ServiceContext) => Promise<Result>;
+export type Handler<N extends OperationName> = (
+  args: ArgumentsOf<N>,
+  context: ServiceContext,
+) => Promise<ResultOf<N>>;
+
+/** One handler per operation: a missing or unknown one does not compile. */
+export type Handlers = { readonly [N in OperationName]: Handler<N> };
 
 function unknownId(name: string, id: number): ScoopError {
   return new ScoopError('UNKNOWN_ID', `Unknown ${name}: ${id}`);
 }
 
-function withBinary<T>(record: StoredRecord): T {
+/** An attachment or image: its document, with the size and bytes of its blob. */
+function withBinary<K extends 'anhaenge' | 'bilder'>(
+  record: StoredRecord<K>,
+): StoredDocument<K> & Pick<Anhang, 'size' | 'data'> {
   const blob = record.blob!;
-  return { ...JSON.parse(record.doc), size: blob.size, data: blob.bytes ?? blob.source } as T;
-}
-
-function parse<T>(record: StoredRecord): T {
-  return JSON.parse(record.doc) as T;
-}
-
-interface ArtikelDoc {
-  text: string | null;
-  bereiche: number[];
-  cityAppBereiche: number[];
-  anhaenge: number[];
-  links: Link[];
-  kontakte: Kontakt[];
-  sichtbarVon: number | null;
-  sichtbarBis: number | null;
+  return { ...parseDoc(record), size: blob.size, data: blob.bytes ?? blob.source };
 }
 
 /** bundle-format.md: outside `sichtbarVon`/`sichtbarBis` an article counts as not published. */
-function isPublished(doc: ArtikelDoc, now: number): boolean {
+function isPublished(doc: ArtikelDocument, now: number): boolean {
   return (
     (doc.sichtbarVon === null || now >= doc.sichtbarVon) &&
     (doc.sichtbarBis === null || now <= doc.sichtbarBis)
   );
 }
 
-async function resolve<T>(
+async function resolve<K extends ReferencedKind, T>(
   snapshot: Snapshot,
-  kind: 'bereiche' | 'cityAppBereiche' | 'anhaenge',
+  kind: K,
   ids: number[],
-  make: (r: StoredRecord) => T,
+  make: (r: StoredRecord<K>) => T,
 ): Promise<T[]> {
   const found = await snapshot.getMany(
     kind,
@@ -96,15 +83,15 @@ async function artikelDetails(
 ): Promise<ArtikelDetails | undefined> {
   const record = await snapshot.get('artikel', String(id));
   if (!record) return undefined;
-  const doc = parse<ArtikelDoc>(record);
+  const doc = parseDoc(record);
   if (!isPublished(doc, now)) return undefined;
   // Published until its window closes: an answer kept for later must not outlive that.
   if (doc.sichtbarBis !== null) expires?.(doc.sichtbarBis + 1);
   return {
     text: doc.text,
-    bereiche: await resolve(snapshot, 'bereiche', doc.bereiche, parse<Bereich>),
-    cityAppBereiche: await resolve(snapshot, 'cityAppBereiche', doc.cityAppBereiche, parse<CityAppBereich>),
-    anhaenge: await resolve(snapshot, 'anhaenge', doc.anhaenge, withBinary<Anhang>),
+    bereiche: await resolve(snapshot, 'bereiche', doc.bereiche, parseDoc),
+    cityAppBereiche: await resolve(snapshot, 'cityAppBereiche', doc.cityAppBereiche, parseDoc),
+    anhaenge: await resolve(snapshot, 'anhaenge', doc.anhaenge, withBinary),
     links: doc.links,
     kontakte: doc.kontakte,
   };
@@ -119,25 +106,25 @@ function checkDimension(name: string, value: number, max: number): void {
   }
 }
 
-export const HANDLERS: Readonly<Record<string, Handler>> = {
+export const HANDLERS: Handlers = {
   async checkAnhangVorhanden(args, { store }) {
-    const id = args.anhangID as number;
+    const id = args.anhangID;
     const exists = await store.read(async (s) => (await s.get('anhaenge', String(id))) !== undefined);
     return { anhangVorhanden: exists };
   },
 
   async getArtikelDetails(args, { store, now, expires }) {
-    const id = args.artikelID as number;
+    const id = args.artikelID;
     const details = await store.read((s) => artikelDetails(s, id, now(), expires));
     if (!details) throw unknownId('artikelID', id);
     return { artikelDetails: details };
   },
 
   async getAbonnierteNewsletter(args, { store }) {
-    const key = emailKey(args.email as string);
+    const key = emailKey(args.email);
     const ids = await store.read(async (s) => {
       const record = await s.get('abonnements', key);
-      return record ? parse<{ newsletterIDs: number[] }>(record).newsletterIDs : [];
+      return record ? parseDoc(record).newsletterIDs : [];
     });
     return { newsletter: ids };
   },
@@ -145,7 +132,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   async getNewsletter(_args, { store }) {
     const list = await store.read(async (s) =>
       (await s.all('newsletter'))
-        .map(({ record }) => parse<Newsletter & { oeffentlich: boolean }>(record))
+        .map(({ record }) => parseDoc(record))
         .filter((n) => n.oeffentlich)
         .map(({ name, newsletterID }): Newsletter => ({ name, newsletterID })),
     );
@@ -153,16 +140,14 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   },
 
   async getCityAppBereich(args, { store }) {
-    const id = args.cityAppBereichID as number;
+    const id = args.cityAppBereichID;
     const found = await store.read((s) => s.get('cityAppBereiche', String(id)));
     if (!found) throw unknownId('cityAppBereichID', id);
-    return { cityAppBereich: parse<CityAppBereich>(found) };
+    return { cityAppBereich: parseDoc(found) };
   },
 
   async getBild(args, { store, options, images }) {
-    const id = args.bildID as number;
-    const width = args.width as number;
-    const height = args.height as number;
+    const { bildID: id, width, height } = args;
     checkDimension('width', width, options.maxImageDimension);
     checkDimension('height', height, options.maxImageDimension);
     const found = await store.read((s) => s.get('bilder', String(id)));
@@ -171,13 +156,13 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
       images.imageGone(id);
       throw unknownId('bildID', id);
     }
-    const bild = withBinary<Bild>(found);
+    const bild: Bild = withBinary(found);
     // 0×0 is the image exactly as published, metadata and all (docs/images.md).
     if (width === 0 && height === 0) return { bild };
     const variant = await images.variant(found.blob!, {
       width,
       height,
-      modes: args.resizeModes as ResizeMode[],
+      modes: args.resizeModes,
       maxDimension: options.maxImageDimension,
       bildID: id,
     });
@@ -193,24 +178,16 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   },
 
   async getAnhang(args, { store }) {
-    const id = args.anhangID as number;
+    const id = args.anhangID;
     const found = await store.read((s) => s.get('anhaenge', String(id)));
     if (!found) throw unknownId('anhangID', id);
-    return { anhang: withBinary<Anhang>(found) };
+    return { anhang: withBinary(found) };
   },
 
   async getBereich(args, { store }) {
-    const id = args.bereichID as number;
+    const id = args.bereichID;
     const found = await store.read((s) => s.get('bereiche', String(id)));
     if (!found) throw unknownId('bereichID', id);
-    return { bereich: parse<Bereich>(found) };
+    return { bereich: parseDoc(found) };
   },
 };
-
-/** Every operation of the contract has a handler, and nothing else does. */
-export function checkHandlers(): void {
-  const names = new Set(OPERATIONS.map((op) => op.name));
-  for (const name of names) if (!HANDLERS[name]) throw new Error(`no handler for ${name}`);
-  for (const name of Object.keys(HANDLERS))
-    if (!names.has(name)) throw new Error(`handler for unknown ${name}`);
-}

@@ -15,7 +15,7 @@ import { hashToken } from '../auth/tokens.ts';
 import { isScoopError } from '../contract/errors.ts';
 import { base64Chunks, base64Length } from '../xml/binary.ts';
 import { CHUNK_BYTES, STORED_INPUT_BYTES } from './blob-chunks.ts';
-import type { ContentStore, StoredBlob } from './content-store.ts';
+import { type ContentStore, parseDoc, type StoredBlob } from './content-store.ts';
 import { parsePostgresLocation } from './postgres/location.ts';
 
 const s = scratch();
@@ -111,7 +111,7 @@ function storeBehaviour(db: TestDatabase): void {
         const artikel = await snapshot.get('artikel', '1');
         assert.ok(artikel);
         note(artikel.doc);
-        const doc = JSON.parse(artikel.doc) as { bereiche: number[]; anhaenge: number[] };
+        const doc = parseDoc(artikel);
         for (const record of (await snapshot.getMany('bereiche', doc.bereiche.map(String))).values())
           note(record.doc);
         for (const record of (await snapshot.getMany('anhaenge', doc.anhaenge.map(String))).values())

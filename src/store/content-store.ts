@@ -5,23 +5,27 @@
  * SQLite and PostgreSQL implement the same interface.
  */
 import type { TokenStore } from '../auth/tokens.ts';
+import type { RecordKind, StoredDocument } from '../contract/documents.ts';
 import type { BinarySource } from '../xml/binary.ts';
 
-export const RECORD_KINDS = [
-  'bereiche',
-  'cityAppBereiche',
-  'anhaenge',
-  'bilder',
-  'artikel',
-  'newsletter',
-  'abonnements',
-] as const;
-export type RecordKind = (typeof RECORD_KINDS)[number];
+export { RECORD_KINDS, type RecordKind } from '../contract/documents.ts';
 
 /** A stored record: its JSON document and, for attachments and images, its blob. */
-export interface StoredRecord {
+export interface StoredRecord<K extends RecordKind = RecordKind> {
   readonly doc: string;
   readonly blob?: StoredBlob;
+  /**
+   * Never set: the kind the record was read as, so parseDoc knows its document's type. A
+   * method's parameter (compared both ways), so a record of one kind and a record of no
+   * particular kind (as a store builds one from a row) stand for each other, but a record
+   * of one kind never for another kind's.
+   */
+  kindOf?(kind: K): void;
+}
+
+/** The record's document, of its kind's stored type (contract/documents.ts). */
+export function parseDoc<K extends RecordKind>(record: StoredRecord<K>): StoredDocument<K> {
+  return JSON.parse(record.doc);
 }
 
 export interface StoredBlob {
@@ -36,10 +40,10 @@ export interface StoredBlob {
 
 /** Reads that must see one state of the store (one import's result, never a mix). */
 export interface Snapshot {
-  get(kind: RecordKind, id: string): Promise<StoredRecord | undefined>;
-  getMany(kind: RecordKind, ids: readonly string[]): Promise<Map<string, StoredRecord>>;
+  get<K extends RecordKind>(kind: K, id: string): Promise<StoredRecord<K> | undefined>;
+  getMany<K extends RecordKind>(kind: K, ids: readonly string[]): Promise<Map<string, StoredRecord<K>>>;
   /** Every record of a kind, in id order (numeric ids numerically). */
-  all(kind: RecordKind): Promise<Array<{ id: string; record: StoredRecord }>>;
+  all<K extends RecordKind>(kind: K): Promise<Array<{ id: string; record: StoredRecord<K> }>>;
 }
 
 /**

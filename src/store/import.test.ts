@@ -16,7 +16,7 @@ import {
   scratch,
 } from '../../test/support/bundles.ts';
 import { DATABASES, type TestDatabase, type TestStore } from '../../test/support/databases.ts';
-import { emailKey } from './bundle/bundle.ts';
+import { emailKey } from '../contract/documents.ts';
 import { readBundle } from './bundle/read-bundle.ts';
 import { BundleError } from './bundle/validate.ts';
 import { type ContentStore, RECORD_KINDS, type RecordKind } from './content-store.ts';

@@ -6,11 +6,18 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import {
+  ARTIKEL_REFERENCES,
+  RECORD_KINDS,
+  type RecordKind,
+  type ReferencedKind,
+  type StoredDocument,
+} from '../contract/documents.ts';
 import { CHUNK_BYTES } from './blob-chunks.ts';
 import type { Bundle, BundleFile } from './bundle/bundle.ts';
 import { type ReadOptions, readBundle } from './bundle/read-bundle.ts';
-import { ARTIKEL_REFERENCES, BundleError } from './bundle/validate.ts';
-import { type ContentStore, type ImportTransaction, RECORD_KINDS, type RecordKind } from './content-store.ts';
+import { BundleError } from './bundle/validate.ts';
+import type { ContentStore, ImportTransaction } from './content-store.ts';
 
 export interface KindSummary {
   added: number;
@@ -63,8 +70,8 @@ function emptySummary(): Record<RecordKind, KindSummary> {
 }
 
 async function checkReferences(tx: ImportTransaction, bundle: Bundle): Promise<void> {
-  const existing = new Map<RecordKind, Set<string>>();
-  for (const kind of ['bereiche', 'cityAppBereiche', 'anhaenge', 'newsletter'] as const) {
+  const existing = new Map<ReferencedKind | 'newsletter', Set<string>>();
+  for (const kind of [...ARTIKEL_REFERENCES.map((r) => r.kind), 'newsletter'] as const) {
     existing.set(kind, new Set(await tx.ids(kind)));
   }
   const whereInBundle = (kind: RecordKind, id: string) =>
@@ -73,7 +80,7 @@ async function checkReferences(tx: ImportTransaction, bundle: Bundle): Promise<v
     bundle.deletions.get(kind)?.includes(id) ? `loeschen.${kind}` : undefined;
 
   for (const { id, doc } of await tx.docs('artikel')) {
-    const artikel = JSON.parse(doc) as Record<string, number[]>;
+    const artikel: StoredDocument<'artikel'> = JSON.parse(doc);
     for (const { field, kind } of ARTIKEL_REFERENCES) {
       for (const ref of artikel[field] ?? []) {
         if (existing.get(kind)!.has(String(ref))) continue;
@@ -92,7 +99,7 @@ async function checkReferences(tx: ImportTransaction, bundle: Bundle): Promise<v
     }
   }
   for (const { id, doc } of await tx.docs('abonnements')) {
-    const abo = JSON.parse(doc) as { newsletterIDs: number[] };
+    const abo: StoredDocument<'abonnements'> = JSON.parse(doc);
     for (const ref of abo.newsletterIDs) {
       if (existing.get('newsletter')!.has(String(ref))) continue;
       const where = whereInBundle('abonnements', id);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RecordKind, Snapshot, StoredRecord } from './content-store.ts';
+import { parseDoc, type RecordKind, type Snapshot, type StoredRecord } from './content-store.ts';
 import { RecordCache, type RecordSource } from './record-cache.ts';
 
 /** A store in memory whose content version moves when `publish` is called. */
@@ -90,4 +90,20 @@ test('the cache stays within its byte bound, dropping the least recently used fi
   assert.equal(store.state.reads, before, 'the newest is still cached');
   await cache.read((s) => s.get('bereiche', '2'));
   assert.equal(store.state.reads, before + 1, 'the oldest was dropped');
+});
+
+test('a record read through the cache parses to its kind’s document, and only to that kind’s', async () => {
+  const store = fakeStore();
+  store.publish(JSON.stringify({ name: 'Verkehr', bereichID: 1 }));
+  const cache = new RecordCache(store.source, 1 << 20);
+  const bereich = await cache.read(async (s) => {
+    const record = (await s.get('bereiche', '1'))!;
+    // @ts-expect-error a record read as bereiche is not an article
+    parseDoc<'artikel'>(record);
+    return parseDoc(record);
+  });
+  const name: string | null = bereich.name;
+  assert.equal(name, 'Verkehr');
+  // @ts-expect-error a bereich has no article fields
+  assert.equal(bereich.sichtbarVon, undefined);
 });

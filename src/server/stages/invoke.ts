@@ -5,7 +5,7 @@
  */
 import { bindingNamed } from '../../protocol/bindings/registry.ts';
 import { coerceArguments } from '../../protocol/coerce.ts';
-import { HANDLERS } from '../../service/handlers.ts';
+import { invoke as invokeHandler } from '../../service/invoke.ts';
 import type { AppContext } from '../app-context.ts';
 import type { Exchange } from '../exchange.ts';
 import type { Stage } from '../pipeline.ts';
@@ -14,7 +14,7 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
   const call = exchange.call!;
   const args = coerceArguments(call.operation, call.parameters, { maxListItems: app.maxListItems });
   let expiresAt = Number.POSITIVE_INFINITY;
-  const result = await HANDLERS[call.operation.name]!(args, {
+  const result = await invokeHandler(call.operation, args, {
     ...app.service,
     expires: (at) => {
       expiresAt = Math.min(expiresAt, at);

@@ -1,5 +1,5 @@
 /** A content bundle after validation (spec/bundle-format.md), ready to apply. */
-import type { RecordKind } from '../content-store.ts';
+import type { RecordKind, StoredDocument } from '../../contract/documents.ts';
 
 export const BUNDLE_FORMAT = 'scoop-bundle/1';
 
@@ -15,22 +15,22 @@ export interface BundleFile {
 }
 
 /** One record of a kind: its key, its stored document, where it was in bundle.json. */
-export interface BundleRecord {
+export interface BundleRecord<K extends RecordKind = RecordKind> {
   readonly id: string;
-  readonly doc: Readonly<Record<string, unknown>>;
+  readonly doc: StoredDocument<K>;
   readonly file?: BundleFile;
   /** e.g. `anhaenge[2] (anhangID 502)`. */
   readonly where: string;
 }
 
-export interface Bundle {
-  readonly mode: BundleMode;
-  readonly records: ReadonlyMap<RecordKind, readonly BundleRecord[]>;
-  /** Keys per kind that `loeschen` names (ids; e-mail keys for abonnements). */
-  readonly deletions: ReadonlyMap<RecordKind, readonly string[]>;
+/** Every kind's records (perhaps none), in bundle order; each list holds its kind's documents. */
+export interface BundleRecords extends ReadonlyMap<RecordKind, readonly BundleRecord[]> {
+  get<K extends RecordKind>(kind: K): readonly BundleRecord<K>[] | undefined;
 }
 
-/** E-mail addresses match case-insensitively (bundle-format.md), non-ASCII letters included. */
-export function emailKey(email: string): string {
-  return email.trim().normalize('NFC').toLowerCase();
+export interface Bundle {
+  readonly mode: BundleMode;
+  readonly records: BundleRecords;
+  /** Keys per kind that `loeschen` names (ids; e-mail keys for abonnements). */
+  readonly deletions: ReadonlyMap<RecordKind, readonly string[]>;
 }

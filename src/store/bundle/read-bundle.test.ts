@@ -9,6 +9,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { assertRefused, bundleJson, type Files, pattern, scratch } from '../../../test/support/bundles.ts';
+import type { RecordKind } from '../../contract/documents.ts';
 import type { Bundle, BundleRecord } from './bundle.ts';
 import { type HashProgress, readBundle } from './read-bundle.ts';
 
@@ -28,7 +29,7 @@ function refused(entries: Record<string, unknown>, where: string, detail?: RegEx
   return refusedFolder(s.bundle(bundleJson(entries), files), where, detail);
 }
 
-function only(bundle: Bundle, kind: Parameters<Bundle['records']['get']>[0]): BundleRecord {
+function only<K extends RecordKind>(bundle: Bundle, kind: K): BundleRecord<K> {
   const list = bundle.records.get(kind) ?? [];
   assert.equal(list.length, 1);
   return list[0]!;
@@ -257,8 +258,7 @@ describe('kontakte and einrichtung', () => {
   const kontakt = (k: Record<string, unknown>) => ({
     artikel: [{ artikelID: 3 }, { artikelID: 7, kontakte: [k] }],
   });
-  const kontakte = (bundle: Bundle) =>
-    bundle.records.get('artikel')![1]!.doc.kontakte as Array<Record<string, unknown>>;
+  const kontakte = (bundle: Bundle) => bundle.records.get('artikel')![1]!.doc.kontakte;
 
   test('kontakte.art must be persoenlich or sammelkontakt', async () => {
     for (const art of ['persoenlich', 'sammelkontakt']) {
@@ -278,7 +278,7 @@ describe('kontakte and einrichtung', () => {
       artikel: [{ artikelID: 1, kontakte: ['c', 'a', 'b'].map((name) => ({ art: 'persoenlich', name })) }],
     });
     assert.deepEqual(
-      (only(bundle, 'artikel').doc.kontakte as Array<{ name: string }>).map((k) => k.name),
+      only(bundle, 'artikel').doc.kontakte.map((k) => k.name),
       ['c', 'a', 'b'],
     );
   });
@@ -531,7 +531,7 @@ describe('lists inside an article', () => {
     ];
     const bundle = await read({ artikel: [{ artikelID: 1, links }] });
     assert.deepEqual(
-      (only(bundle, 'artikel').doc.links as Array<{ titel: string }>).map((l) => l.titel),
+      only(bundle, 'artikel').doc.links.map((l) => l.titel),
       ['z', 'ohne sort', 'a1', 'a2', 'a3', 'b', 'c'],
     );
   });

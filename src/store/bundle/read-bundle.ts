@@ -9,15 +9,14 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { RecordKind } from '../content-store.ts';
-import { RECORD_KINDS } from '../content-store.ts';
+import { emailKey, RECORD_KINDS, type RecordKind, type StoredDocument } from '../../contract/documents.ts';
 import {
   BUNDLE_FORMAT,
   type Bundle,
   type BundleFile,
   type BundleMode,
   type BundleRecord,
-  emailKey,
+  type BundleRecords,
 } from './bundle.ts';
 import {
   BundleError,
@@ -29,6 +28,7 @@ import {
   checkString,
   refuseUnknownKeys,
   SIMPLE_KINDS,
+  type SimpleKind,
 } from './validate.ts';
 
 /** bundle.json itself is read whole; binaries are not, so this bounds only the JSON. */
@@ -163,7 +163,10 @@ export async function readBundle(folder: string, options: ReadOptions = {}): Pro
         ...rules.extra,
       ];
       refuseUnknownKeys(object, allowed, where);
-      const doc = checkRecord(rules.type, object, where, { idField: rules.idField, derived: rules.derived });
+      const doc: Record<string, unknown> = checkRecord(rules.type, object, where, {
+        idField: rules.idField,
+        derived: rules.derived,
+      });
       let file: LocatedFile | undefined;
       if (rules.extra.includes('file')) file = await locateFile(root, object.file, `${where}.file`);
       if (rules.extra.includes('oeffentlich')) {
@@ -172,7 +175,9 @@ export async function readBundle(folder: string, options: ReadOptions = {}): Pro
           throw new BundleError(`${where}.oeffentlich`, 'must be true or false');
         doc.oeffentlich = value;
       }
-      list.push(file ? { id: String(id), doc, file, where } : { id: String(id), doc, where });
+      // The kind's contract fields less the blob's, checked, and a newsletter's oeffentlich.
+      const stored = doc as StoredDocument<SimpleKind>;
+      list.push(file ? { id: String(id), doc: stored, file, where } : { id: String(id), doc: stored, where });
     }
     pending.set(rules.kind, list);
   }
@@ -238,5 +243,6 @@ export async function readBundle(folder: string, options: ReadOptions = {}): Pro
       ),
     );
   }
-  return { mode, records, deletions };
+  // Every kind's list was filled above with records of that kind.
+  return { mode, records: records as BundleRecords, deletions };
 }

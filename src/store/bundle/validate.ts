@@ -3,6 +3,13 @@
  * names and types (bundle-format.md), so the rules here are derived from
  * src/contract/types.ts rather than restated. Every error names the record and field.
  */
+import {
+  type ArtikelReference,
+  BLOB_FIELDS,
+  type RecordKind,
+  type StoredDocument,
+} from '../../contract/documents.ts';
+import type { ValueOf } from '../../contract/infer.ts';
 import type { ComplexType, Field } from '../../contract/schema.ts';
 import {
   KONTAKT_ARTEN,
@@ -16,7 +23,6 @@ import {
   wsNewsletter,
 } from '../../contract/types.ts';
 import { XML_FORBIDDEN } from '../../xml/escape.ts';
-import type { RecordKind } from '../content-store.ts';
 
 export class BundleError extends Error {
   constructor(
@@ -92,12 +98,12 @@ export function refuseUnknownKeys(
 }
 
 /** Field rules beyond the type: ids are required; `sort` defaults to 0, booleans to false. */
-interface FieldRules {
+interface FieldRules<X extends string> {
   readonly idField?: string;
   /** Fields the bundle does not write (derived from the file). */
-  readonly derived?: readonly string[];
+  readonly derived?: readonly X[];
   /** Fields validated by the caller (id lists, nested records). */
-  readonly custom?: readonly string[];
+  readonly custom?: readonly X[];
 }
 
 function checkField(f: Field, value: Json, where: string, required: boolean): Json {
@@ -127,25 +133,30 @@ function idFieldOf(type: ComplexType): string | undefined {
 }
 
 /** Validates an object against a contract type; returns the document to store. */
-export function checkRecord(
-  type: ComplexType,
+export function checkRecord<T extends ComplexType, const X extends string = never>(
+  type: T,
   value: Json,
   where: string,
-  rules: FieldRules,
-): Record<string, Json> {
+  rules: FieldRules<X>,
+): Omit<ValueOf<T>, X> {
   const object = checkObject(value, where);
-  const derived = new Set(rules.derived ?? []);
-  const custom = new Set(rules.custom ?? []);
+  const derived = new Set<string>(rules.derived ?? []);
+  const custom = new Set<string>(rules.custom ?? []);
   const fields = type.fields.filter((f) => !derived.has(f.name) && !custom.has(f.name));
   const doc: Record<string, Json> = {};
   for (const f of fields) {
     doc[f.name] = checkField(f, object[f.name], `${where}.${f.name}`, f.name === rules.idField);
   }
-  return doc;
+  // Every field but the excluded ones was checked against its type (checkField refuses the
+  // types a bundle cannot write), so the document is the contract type less those fields.
+  return doc as Omit<ValueOf<T>, X>;
 }
 
+/** The kinds whose bundle records are their contract type's fields (plus extras). */
+export type SimpleKind = Exclude<RecordKind, 'artikel' | 'abonnements'>;
+
 export interface KindRules {
-  readonly kind: RecordKind;
+  readonly kind: SimpleKind;
   readonly type: ComplexType;
   readonly idField: string;
   readonly derived: readonly string[];
@@ -157,16 +168,9 @@ export interface KindRules {
 export const SIMPLE_KINDS: readonly KindRules[] = [
   { kind: 'bereiche', type: wsBereich, idField: 'bereichID', derived: [], extra: [] },
   { kind: 'cityAppBereiche', type: wsCityAppBereich, idField: 'cityAppBereichID', derived: [], extra: [] },
-  { kind: 'anhaenge', type: wsAnhang, idField: 'anhangID', derived: ['size', 'data'], extra: ['file'] },
-  { kind: 'bilder', type: wsBild, idField: 'bildID', derived: ['size', 'data'], extra: ['file'] },
+  { kind: 'anhaenge', type: wsAnhang, idField: 'anhangID', derived: BLOB_FIELDS, extra: ['file'] },
+  { kind: 'bilder', type: wsBild, idField: 'bildID', derived: BLOB_FIELDS, extra: ['file'] },
   { kind: 'newsletter', type: wsNewsletter, idField: 'newsletterID', derived: [], extra: ['oeffentlich'] },
-];
-
-/** The lists of wsArtikelDetails that hold references by id in a bundle. */
-export const ARTIKEL_REFERENCES: ReadonlyArray<{ field: string; kind: RecordKind }> = [
-  { field: 'bereiche', kind: 'bereiche' },
-  { field: 'cityAppBereiche', kind: 'cityAppBereiche' },
-  { field: 'anhaenge', kind: 'anhaenge' },
 ];
 
 const ARTIKEL_EXTRA = ['artikelID', 'sichtbarVon', 'sichtbarBis'];
@@ -205,23 +209,24 @@ function isCalendarDate(year: number, month: number, day: number): boolean {
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-export function checkArtikel(value: Json, at: string): { id: number; doc: Record<string, Json> } {
+export function checkArtikel(value: Json, at: string): { id: number; doc: StoredDocument<'artikel'> } {
   const object = checkObject(value, at);
   const id = checkInt(object.artikelID, `${at}.artikelID`);
   // Named like every other record, e.g. `artikel[1] (artikelID 7)`, so the error says which article.
   const where = `${at} (artikelID ${id})`;
   const listFields = wsArtikelDetails.fields.map((f) => f.name);
   refuseUnknownKeys(object, [...listFields, ...ARTIKEL_EXTRA], where);
-  const doc = checkRecord(wsArtikelDetails, object, where, {
+  const { text } = checkRecord(wsArtikelDetails, object, where, {
     custom: ['bereiche', 'cityAppBereiche', 'anhaenge', 'links', 'kontakte'],
   });
-  for (const { field } of ARTIKEL_REFERENCES) {
-    const ids = checkArray(object[field] ?? [], `${where}.${field}`).map((v, i) =>
+  const ids = (field: ArtikelReference['field']) =>
+    checkArray(object[field] ?? [], `${where}.${field}`).map((v, i) =>
       checkInt(v, `${where}.${field}[${i}]`),
     );
-    doc[field] = ids;
-  }
-  doc.links = orderBySort(
+  const bereiche = ids('bereiche');
+  const cityAppBereiche = ids('cityAppBereiche');
+  const anhaenge = ids('anhaenge');
+  const links = orderBySort(
     checkArray(object.links ?? [], `${where}.links`).map((link, i) => {
       const w = `${where}.links[${i}]`;
       refuseUnknownKeys(
@@ -232,7 +237,7 @@ export function checkArtikel(value: Json, at: string): { id: number; doc: Record
       return checkRecord(wsLink, link, w, {});
     }),
   );
-  doc.kontakte = checkArray(object.kontakte ?? [], `${where}.kontakte`).map((kontakt, i) => {
+  const kontakte = checkArray(object.kontakte ?? [], `${where}.kontakte`).map((kontakt, i) => {
     const w = `${where}.kontakte[${i}]`;
     const o = checkObject(kontakt, w);
     refuseUnknownKeys(
@@ -248,23 +253,23 @@ export function checkArtikel(value: Json, at: string): { id: number; doc: Record
     }
     return record;
   });
-  const von = checkInstant(object.sichtbarVon, `${where}.sichtbarVon`);
-  const bis = checkInstant(object.sichtbarBis, `${where}.sichtbarBis`, 'end');
-  doc.sichtbarVon = von;
-  doc.sichtbarBis = bis;
-  if (von !== null && bis !== null && bis < von) {
+  const sichtbarVon = checkInstant(object.sichtbarVon, `${where}.sichtbarVon`);
+  const sichtbarBis = checkInstant(object.sichtbarBis, `${where}.sichtbarBis`, 'end');
+  if (sichtbarVon !== null && sichtbarBis !== null && sichtbarBis < sichtbarVon) {
     throw new BundleError(
       `${where}.sichtbarBis`,
       'is before sichtbarVon, so the article could never be visible',
     );
   }
+  // In this key order, as imports before wrote them: an unchanged article stays unchanged.
+  const doc = { text, bereiche, cityAppBereiche, anhaenge, links, kontakte, sichtbarVon, sichtbarBis };
   return { id, doc };
 }
 
 /** Ordered by `sort`, keeping bundle order among equal values (a stable sort). */
-function orderBySort(records: Record<string, Json>[]): Record<string, Json>[] {
+function orderBySort<T extends { sort: number }>(records: T[]): T[] {
   return records
     .map((record, index) => ({ record, index }))
-    .sort((a, b) => (a.record.sort as number) - (b.record.sort as number) || a.index - b.index)
+    .sort((a, b) => a.record.sort - b.record.sort || a.index - b.index)
     .map((x) => x.record);
 }
