@@ -78,3 +78,31 @@ export class StoreTokens implements TokenCommands {
     }));
   }
 }
+
+/**
+ * A store's token commands, all answered by its StoreTokens: both stores extend this
+ * rather than repeat the five delegations.
+ */
+export abstract class TokenCommandsOf implements TokenCommands {
+  protected abstract readonly tokens: StoreTokens;
+
+  addToken(hash: Buffer, label: string, createdAt: string): Promise<void> {
+    return this.tokens.addToken(hash, label, createdAt);
+  }
+
+  findActiveToken(hash: Buffer): Promise<Buffer | undefined> {
+    return this.tokens.findActiveToken(hash);
+  }
+
+  revokeToken(hash: Buffer, revokedAt: string): Promise<boolean> {
+    return this.tokens.revokeToken(hash, revokedAt);
+  }
+
+  touchToken(hash: Buffer, usedAt: string): Promise<void> {
+    return this.tokens.touchToken(hash, usedAt);
+  }
+
+  listTokens(): Promise<TokenInfo[]> {
+    return this.tokens.listTokens();
+  }
+}

@@ -5,7 +5,6 @@
  * (two imports queue), and its NOTIFY tells every serving instance to drop its cache.
  */
 import pg from 'pg';
-import type { TokenInfo } from '../../auth/tokens.ts';
 import type { CacheObserver } from '../../cache/observer.ts';
 import type {
   ContentStore,
@@ -18,7 +17,7 @@ import type {
 import { schemaStatus } from '../migration-runner.ts';
 import { RecordCache, type RecordSource } from '../record-cache.ts';
 import { type RecordRow, storedRecord } from '../record-rows.ts';
-import { StoreTokens } from '../tokens.ts';
+import { StoreTokens, TokenCommandsOf } from '../tokens.ts';
 import { PostgresImportRuns } from './import-runs.ts';
 import { PostgresImportTransaction } from './import-transaction.ts';
 import { type PostgresLocation, parsePostgresLocation } from './location.ts';
@@ -59,14 +58,14 @@ const BY_NUMERIC_ID = `ORDER BY COALESCE(substring(r.id from '^-?[0-9]{1,18}')::
 const VERSION = "SELECT value FROM meta WHERE key = 'content_version'";
 const TOKENS_VERSION = "SELECT value FROM meta WHERE key = 'tokens_version'";
 
-export class PostgresStore implements ContentStore {
+export class PostgresStore extends TokenCommandsOf implements ContentStore {
   private readonly pool: PostgresPool;
   private readonly cache: RecordCache;
   private readonly watch: PostgresVersionWatch;
   /** Token changes, watched as content is: a revocation reaches every instance at once. */
   private readonly tokenWatch: PostgresVersionWatch;
   private readonly runs: PostgresImportRuns;
-  private readonly tokens: StoreTokens;
+  protected readonly tokens: StoreTokens;
 
   /** Opens the store, migrating it first unless told not to. */
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
@@ -84,6 +83,7 @@ export class PostgresStore implements ContentStore {
     readonly location: PostgresLocation,
     options: PostgresStoreOptions,
   ) {
+    super();
     const onError = options.onBackgroundError ?? (() => undefined);
     const config: pg.ClientConfig = { ...location.config, keepAlive: true };
     this.pool = new PostgresPool(config, { connectTimeoutMs: options.connectTimeoutMs ?? 10_000, onError });
@@ -247,26 +247,6 @@ export class PostgresStore implements ContentStore {
 
   peekTokensVersion(): number | undefined {
     return this.tokenWatch.peek();
-  }
-
-  addToken(hash: Buffer, label: string, createdAt: string): Promise<void> {
-    return this.tokens.addToken(hash, label, createdAt);
-  }
-
-  findActiveToken(hash: Buffer): Promise<Buffer | undefined> {
-    return this.tokens.findActiveToken(hash);
-  }
-
-  revokeToken(hash: Buffer, revokedAt: string): Promise<boolean> {
-    return this.tokens.revokeToken(hash, revokedAt);
-  }
-
-  touchToken(hash: Buffer, usedAt: string): Promise<void> {
-    return this.tokens.touchToken(hash, usedAt);
-  }
-
-  listTokens(): Promise<TokenInfo[]> {
-    return this.tokens.listTokens();
   }
 
   async close(): Promise<void> {

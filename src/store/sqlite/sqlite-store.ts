@@ -6,7 +6,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import type { TokenInfo } from '../../auth/tokens.ts';
 import type { CacheObserver } from '../../cache/observer.ts';
 import { openSqliteFile } from '../../support/sqlite-file.ts';
 import type {
@@ -21,7 +20,7 @@ import { StoreUnavailableError } from '../content-store.ts';
 import { schemaStatus } from '../migration-runner.ts';
 import { RecordCache, type RecordSource } from '../record-cache.ts';
 import { type RecordRow, storedRecord } from '../record-rows.ts';
-import { StoreTokens } from '../tokens.ts';
+import { StoreTokens, TokenCommandsOf } from '../tokens.ts';
 import { unavailableOnIoError } from './connection-errors.ts';
 import { SqliteImportRuns } from './import-runs.ts';
 import { SqliteImportTransaction } from './import-transaction.ts';
@@ -59,13 +58,13 @@ function openConnection(file: string, busyMs = 10_000): { db: Db; applied: numbe
   return { db, applied: prepared };
 }
 
-export class SqliteStore implements ContentStore {
+export class SqliteStore extends TokenCommandsOf implements ContentStore {
   private readonly db: Db;
   private readonly statements;
   private readonly cache: RecordCache;
   private readonly watch: SqliteVersionWatch;
   private readonly runs: SqliteImportRuns;
-  private readonly tokens: StoreTokens;
+  protected readonly tokens: StoreTokens;
   /** What opening the file migrated, reported by the first migrate() call (`scoop migrate`). */
   private appliedAtOpen: number[];
 
@@ -73,6 +72,7 @@ export class SqliteStore implements ContentStore {
     private readonly file: string,
     options: SqliteStoreOptions = {},
   ) {
+    super();
     this.cache = new RecordCache(
       this.source,
       options.cacheBytes ?? DEFAULT_CACHE_BYTES,
@@ -229,26 +229,6 @@ export class SqliteStore implements ContentStore {
 
   async recordRefusedImport(finishedAt: string, detail: string): Promise<void> {
     this.runs.recordRefused(finishedAt, detail);
-  }
-
-  addToken(hash: Buffer, label: string, createdAt: string): Promise<void> {
-    return this.tokens.addToken(hash, label, createdAt);
-  }
-
-  findActiveToken(hash: Buffer): Promise<Buffer | undefined> {
-    return this.tokens.findActiveToken(hash);
-  }
-
-  revokeToken(hash: Buffer, revokedAt: string): Promise<boolean> {
-    return this.tokens.revokeToken(hash, revokedAt);
-  }
-
-  touchToken(hash: Buffer, usedAt: string): Promise<void> {
-    return this.tokens.touchToken(hash, usedAt);
-  }
-
-  listTokens(): Promise<TokenInfo[]> {
-    return this.tokens.listTokens();
   }
 
   async close(): Promise<void> {
