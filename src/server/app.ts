@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { Authenticator } from '../auth/authenticator.ts';
+import type { Base64Cache } from '../cache/base64-cache.ts';
 import { type ErrorCode, isScoopError, ScoopError } from '../contract/errors.ts';
 import {
   type Endpoint,
@@ -57,7 +58,6 @@ import {
 } from './response-cache.ts';
 import { materialize, sendParts } from './send.ts';
 import { DEFAULT_SERVER_LIMITS } from './settings.ts';
-import type { TextFileCache } from './text-file-cache.ts';
 
 export interface AppOptions {
   readonly store: ContentStore;
@@ -84,7 +84,7 @@ export interface AppOptions {
   /** getBild's resizing; without it every resize is made anew (no variant cache). */
   readonly images?: ImageService;
   /** Files of large binaries' base64 text; without it they are always read from the store. */
-  readonly textCache?: TextFileCache;
+  readonly base64Cache?: Base64Cache;
   readonly logger: Logger;
   readonly now?: () => number;
 }
@@ -599,7 +599,7 @@ export function createApp(options: AppOptions) {
         parts,
         req.method !== 'HEAD',
         observation,
-        options.textCache,
+        options.base64Cache,
       );
     } catch (caught) {
       const error = toScoopError(caught, observation, path);
