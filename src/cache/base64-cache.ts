@@ -16,8 +16,7 @@
  * the folder: besides what the folder guarantees, identical content makes duplicate writes
  * harmless.
  */
-import type { FileHandle } from 'node:fs/promises';
-import { open, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, open, stat, unlink } from 'node:fs/promises';
 import { BoundedFolder, isMissing, type Temporary } from './bounded-folder.ts';
 
 /**
