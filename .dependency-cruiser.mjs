@@ -45,8 +45,8 @@ export default {
     layer('xml', []),
     // support → nothing (generic helpers that know nothing of scoop)
     layer('support', []),
-    // cache → support, xml (the base64 cache streams binaries' text: xml/binary.ts)
-    layer('cache', ['support', 'xml']),
+    // cache → support
+    layer('cache', ['support']),
     // observe → nothing
     layer('observe', []),
     // auth → contract

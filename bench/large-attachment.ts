@@ -24,7 +24,7 @@ interface HugeTiming {
   cpu: CpuShare;
 }
 
-/** The first 200 MB answer after the start (the capture): from the store, not the binary cache. */
+/** The first 200 MB answer after the start (the capture): from the store, not the base64 cache. */
 export interface FirstAnswer {
   readonly ms: number;
   readonly bytes: number;

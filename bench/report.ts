@@ -107,7 +107,7 @@ export interface HugeResult {
   };
   /**
    * The first answer after the start (the harness's capture, which buffers it): from the
-   * store, writing the binary cache's file on the way; the counted ones come from that file.
+   * store, writing the base64 cache's file on the way; the counted ones come from that file.
    */
   readonly firstAnswer: { ms: number; mbPerSecond: number; rssGrowthMb: number } | null;
   readonly rss: { beforeMb: number; peakMb: number; growthMb: number; peakFrom: string };

@@ -170,7 +170,7 @@ async function bench(): Promise<BenchReport> {
     if (withHuge) {
       log('capturing the 200 MB answer…');
       const huge = hugeRequest();
-      // The first answer after the start comes from the store (and writes the binary cache's
+      // The first answer after the start comes from the store (and writes the base64 cache's
       // file on the way): timed and its memory sampled too, though the harness buffers it.
       const before = memory(ours.pid).rssMb;
       const firstSampler = new RssSampler(ours.pid, 10);

@@ -225,7 +225,12 @@ describe('scoop serve with a variant folder it cannot use', () => {
   const BIN = path.resolve('bin/scoop.js');
 
   function serve(args: string[], env: Record<string, string>) {
-    const { SCOOP_DB: _db, SCOOP_VARIANT_DIR: _dir, ...inherited } = process.env;
+    const {
+      SCOOP_DB: _db,
+      SCOOP_VARIANT_DIR: _old,
+      SCOOP_VARIANT_CACHE_DIR: _dir,
+      ...inherited
+    } = process.env;
     return new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
       const child = spawn(process.execPath, [BIN, 'serve', ...args], {
         cwd: s.root,
@@ -241,20 +246,24 @@ describe('scoop serve with a variant folder it cannot use', () => {
     });
   }
 
-  for (const workers of ['1', '2']) {
-    test(`refuses to start with one line naming SCOOP_VARIANT_DIR and the folder (workers: ${workers})`, async () => {
+  for (const [setting, workers] of [
+    ['SCOOP_VARIANT_CACHE_DIR', '1'],
+    ['SCOOP_VARIANT_CACHE_DIR', '2'],
+    ['SCOOP_VARIANT_DIR', '1'],
+  ] as const) {
+    test(`refuses to start with one line naming SCOOP_VARIANT_CACHE_DIR and the folder (${setting}, workers: ${workers})`, async () => {
       const blocker = path.join(s.dir(), 'a-file');
       writeFileSync(blocker, '');
       const dir = path.join(blocker, 'variants');
       const run = await serve([], {
         SCOOP_DB: path.join(s.dir(), 'scoop.db'),
-        SCOOP_VARIANT_DIR: dir,
+        [setting]: dir,
         SCOOP_WORKERS: workers,
       });
       assert.equal(run.code, 1);
       const lines = run.stderr.trimEnd().split('\n');
       assert.equal(lines.length, 1, run.stderr);
-      assert.match(lines[0]!, /^scoop serve: SCOOP_VARIANT_DIR .* cannot be used/);
+      assert.match(lines[0]!, /^scoop serve: SCOOP_VARIANT_CACHE_DIR .* cannot be used/);
       assert.ok(lines[0]!.includes(dir), lines[0]);
       assert.match(lines[0]!, /ENOTDIR/);
       assert.match(lines[0]!, /SCOOP_VARIANT_CACHE_BYTES=0/);
@@ -264,7 +273,12 @@ describe('scoop serve with a variant folder it cannot use', () => {
   test('with SCOOP_VARIANT_CACHE_BYTES=0 the same folder setting is not used, and it serves', async () => {
     const blocker = path.join(s.dir(), 'a-file');
     writeFileSync(blocker, '');
-    const { SCOOP_DB: _db, SCOOP_VARIANT_DIR: _dir, ...inherited } = process.env;
+    const {
+      SCOOP_DB: _db,
+      SCOOP_VARIANT_DIR: _old,
+      SCOOP_VARIANT_CACHE_DIR: _dir,
+      ...inherited
+    } = process.env;
     const child = spawn(process.execPath, [BIN, 'serve'], {
       cwd: s.root,
       env: {
@@ -272,7 +286,7 @@ describe('scoop serve with a variant folder it cannot use', () => {
         SCOOP_PORT: '0',
         SCOOP_ADMIN_PORT: 'off',
         SCOOP_DB: path.join(s.dir(), 'scoop.db'),
-        SCOOP_VARIANT_DIR: path.join(blocker, 'variants'),
+        SCOOP_VARIANT_CACHE_DIR: path.join(blocker, 'variants'),
         SCOOP_VARIANT_CACHE_BYTES: '0',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -36,7 +36,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   contract: [],
   xml: [],
   support: [],
-  cache: ['support', 'xml'],
+  cache: ['support'],
   observe: [],
   auth: ['contract'],
   store: ['contract', 'xml', 'auth', 'cache', 'support'],

@@ -31,7 +31,7 @@ before(async () => {
   db = s.dbPath();
   serve = serves.start(['--port', '0', '--db', db, '--seed', DEMO], {
     SCOOP_ADMIN_PORT: '0',
-    SCOOP_VARIANT_DIR: s.dir(),
+    SCOOP_VARIANT_CACHE_DIR: s.dir(),
   });
   const line = await listeningUrl(serve);
   url = String(line.url);

@@ -18,8 +18,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe } from 'node:test';
-import { TextFileCache } from '../src/server/text-file-cache.ts';
-import { base64Length } from '../src/xml/binary.ts';
+import { Base64Cache } from '../src/cache/base64-cache.ts';
+import { base64Chunks, base64Length } from '../src/xml/binary.ts';
 import { DATABASES, type TestDatabase } from './support/databases.ts';
 import { type Fixture, startFixture } from './support/fixture-server.ts';
 
@@ -140,7 +140,7 @@ async function assertSoapAnswer(base: string): Promise<void> {
 }
 
 for (const db of DATABASES) describe(db.name, () => streaming(db));
-for (const db of DATABASES) describe(`${db.name}, through the binary text cache`, () => cached(db));
+for (const db of DATABASES) describe(`${db.name}, through the base64 cache`, () => cached(db));
 
 function streaming(db: TestDatabase): void {
   const { test } = db;
@@ -171,24 +171,25 @@ function streaming(db: TestDatabase): void {
   });
 }
 
-/** The same answers with a text cache (server/text-file-cache.ts): the second comes from its file. */
+/** The same answers with a base64 cache (cache/base64-cache.ts): the second comes from its file. */
 function cached(db: TestDatabase): void {
   const { test } = db;
   let fixture: Fixture;
   let dir: string;
   const lookups: string[] = [];
   const errors: unknown[] = [];
-  let cache: TextFileCache;
+  let cache: Base64Cache;
   before(async () => {
     if (db.skip) return;
     dir = mkdtempSync(path.join(tmpdir(), 'scoop-binaries-'));
-    cache = await TextFileCache.open({
+    cache = await Base64Cache.open({
       dir,
       maxBytes: 1024 ** 3,
+      encode: base64Chunks,
       onLookup: (result) => lookups.push(result),
       onError: (error) => errors.push(error),
     });
-    fixture = await startFixture({ textCache: cache }, [bundleDir], db);
+    fixture = await startFixture({ base64Cache: cache }, [bundleDir], db);
   });
   after(async () => {
     await fixture?.stop();

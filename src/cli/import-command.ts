@@ -1,4 +1,4 @@
-import { binaryCacheSettings, databaseSetting } from '../server/settings.ts';
+import { base64CacheSettings, databaseSetting, deprecatedSettings } from '../server/settings.ts';
 import type { HashProgress } from '../store/bundle/read-bundle.ts';
 import { BundleError } from '../store/bundle/validate.ts';
 import { RECORD_KINDS } from '../store/content-store.ts';
@@ -99,7 +99,7 @@ export async function runImport(folder: string, db: string, interactive: boolean
       printer ? { onHashing: printer.hashing, onProgress: printer.writing } : {},
     );
     printer?.finish();
-    await keepLargeBinaries(store, binaryCacheSettings(process.env, db), (line) =>
+    await keepLargeBinaries(store, base64CacheSettings(process.env, db), (line) =>
       process.stderr.write(`${line}\n`),
     );
     return summary;
@@ -114,6 +114,7 @@ export async function importCommand(args: string[]): Promise<number> {
   if (!parsed) return 0;
   if (parsed.positionals.length !== 1) throw new UsageError(`expected one bundle folder\n\n${HELP}`);
   const db = databaseSetting(parsed.values, process.env);
+  for (const line of deprecatedSettings(process.env)) process.stderr.write(`scoop import: ${line}\n`);
   try {
     const summary = await runImport(parsed.positionals[0]!, db, process.stderr.isTTY === true);
     process.stdout.write(

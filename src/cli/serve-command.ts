@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
+import { Base64Cache } from '../cache/base64-cache.ts';
+import { CacheDirError } from '../cache/bounded-folder.ts';
 import { ImageService } from '../images/image-service.ts';
-import { VariantDirError } from '../images/variant-cache.ts';
 import { createMetrics, type Metrics } from '../observe/metrics.ts';
 import {
   registerImageMetrics,
@@ -17,12 +18,12 @@ import {
   runPrimary,
 } from '../server/cluster.ts';
 import { startServer } from '../server/http-server.ts';
-import { type BinaryCacheSettings, SettingsError, serveSettings } from '../server/settings.ts';
-import { TextCacheDirError, TextFileCache } from '../server/text-file-cache.ts';
+import { type Base64CacheSettings, SettingsError, serveSettings } from '../server/settings.ts';
 import { BundleError } from '../store/bundle/validate.ts';
 import { importFolder } from '../store/import.ts';
 import { openStore } from '../store/open-store.ts';
 import { redactLocation } from '../store/postgres/location.ts';
+import { base64Chunks } from '../xml/binary.ts';
 import { formatSummary } from './import-command.ts';
 import { keepLargeBinaries } from './keep-binaries.ts';
 import { parseCommand, UsageError } from './usage.ts';
@@ -74,6 +75,8 @@ export async function serveCommand(args: string[]): Promise<number> {
     throw error;
   }
   const logger = pino({ level: settings.logLevel, base: logBase() });
+  // Once per start: a cluster's workers read the same settings again.
+  if (!isWorker) for (const line of settings.deprecations) logger.warn(line);
   const metrics = createMetrics();
   const store = await openStore(settings.db, {
     serving: true,
@@ -92,7 +95,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       process.stderr.write(
         `Imported ${seed} into ${redactLocation(settings.db)}:\n${formatSummary(summary)}\n`,
       );
-      await keepLargeBinaries(store, settings.binaryCache, (line) => logger.warn(line));
+      await keepLargeBinaries(store, settings.base64Cache, (line) => logger.warn(line));
     } catch (error) {
       if (error instanceof BundleError) {
         process.stderr.write(`scoop serve: the seed bundle was refused: ${error.message}\n`);
@@ -112,16 +115,16 @@ export async function serveCommand(args: string[]): Promise<number> {
       onCacheLookup: (result) => (result === 'hit' ? variantHits : variantMisses).inc(),
     });
   } catch (error) {
-    if (!(error instanceof VariantDirError)) throw error;
+    if (!(error instanceof CacheDirError)) throw error;
     process.stderr.write(
-      `scoop serve: SCOOP_VARIANT_DIR ${error.dir} cannot be used for the variant cache (${error.reason}); ` +
+      `scoop serve: SCOOP_VARIANT_CACHE_DIR ${error.dir} cannot be used for the variant cache (${error.reason}); ` +
         'make it writable for this user, or set SCOOP_VARIANT_CACHE_BYTES=0 to serve without the cache\n',
     );
     await store.close();
     return 1;
   }
-  const textCache = await openTextCache(settings.binaryCache, metrics, logger);
-  if (!textCache) {
+  const base64Cache = await openBase64Cache(settings.base64Cache, metrics, logger);
+  if (!base64Cache) {
     images.close();
     await store.close();
     return 1;
@@ -147,7 +150,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       xmlLimits: settings.xmlLimits,
       service: { maxImageDimension: settings.maxImageDimension },
       images,
-      textCache,
+      base64Cache,
       logger,
       metrics,
       ...(settings.rateLimit ? { rateLimit: settings.rateLimit } : {}),
@@ -156,7 +159,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     settings.port,
     settings.server,
   );
-  const stopForgetting = textCache.watchContent(
+  const stopForgetting = base64Cache.watchContent(
     () => store.contentVersion(),
     (sha256) => store.binaryInUse(sha256),
   );
@@ -187,37 +190,38 @@ export async function serveCommand(args: string[]): Promise<number> {
 }
 
 /**
- * The binary text cache (server/text-file-cache.ts). A folder the operator chose must be
- * usable, as SCOOP_VARIANT_DIR must; the default one, when not writable, only turns the
- * cache off (with a warning): large attachments are then read from the store every time.
+ * The base64 cache (cache/base64-cache.ts). A folder the operator chose must be usable, as
+ * SCOOP_VARIANT_CACHE_DIR must; the default one, when not writable, only turns the cache
+ * off (with a warning): large attachments are then read from the store every time.
  */
-async function openTextCache(
-  settings: BinaryCacheSettings,
+async function openBase64Cache(
+  settings: Base64CacheSettings,
   metrics: Metrics,
   logger: Logger,
-): Promise<TextFileCache | undefined> {
+): Promise<Base64Cache | undefined> {
   const hits = metrics.cacheLookups.series('binaries', 'hit');
   const misses = metrics.cacheLookups.series('binaries', 'miss');
   const options = {
     dir: settings.dir,
     maxBytes: settings.maxBytes,
-    onError: (err: unknown) => logger.warn({ err }, 'binary cache file failed; answered from the store'),
+    encode: base64Chunks,
+    onError: (err: unknown) => logger.warn({ err }, 'base64 cache file failed; answered from the store'),
     onLookup: (result: 'hit' | 'miss') => (result === 'hit' ? hits : misses).inc(),
   };
   try {
-    return await TextFileCache.open(options);
+    return await Base64Cache.open(options);
   } catch (error) {
-    if (!(error instanceof TextCacheDirError)) throw error;
+    if (!(error instanceof CacheDirError)) throw error;
     if (!settings.chosen) {
       logger.warn(
         { dir: error.dir, reason: error.reason },
-        'binary cache folder not usable; serving without it',
+        'base64 cache folder not usable; serving without it',
       );
-      return TextFileCache.none();
+      return Base64Cache.none();
     }
     process.stderr.write(
-      `scoop serve: SCOOP_BINARY_CACHE_DIR ${error.dir} cannot be used for the binary cache (${error.reason}); ` +
-        'make it writable for this user, or set SCOOP_BINARY_CACHE_BYTES=0 to serve without the cache\n',
+      `scoop serve: SCOOP_BASE64_CACHE_DIR ${error.dir} cannot be used for the base64 cache (${error.reason}); ` +
+        'make it writable for this user, or set SCOOP_BASE64_CACHE_BYTES=0 to serve without the cache\n',
     );
     return undefined;
   }

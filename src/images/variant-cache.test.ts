@@ -5,13 +5,9 @@ import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { scratch } from '../../test/support/bundles.ts';
 import { atTheSameInstant, runModule } from '../../test/support/same-instant.ts';
+import { CacheDirError } from '../cache/bounded-folder.ts';
 import type { Binary } from '../xml/binary.ts';
-import {
-  type MadeVariant,
-  VariantCache,
-  type VariantCacheOptions,
-  VariantDirError,
-} from './variant-cache.ts';
+import { type MadeVariant, VariantCache, type VariantCacheOptions } from './variant-cache.ts';
 
 const s = scratch();
 
@@ -269,7 +265,8 @@ describe('VariantCache', () => {
     writeFileSync(file, '');
     const dir = path.join(file, 'variants');
     await assert.rejects(VariantCache.open({ dir, maxBytes: 1_000 }), (error: unknown) => {
-      assert.ok(error instanceof VariantDirError);
+      assert.ok(error instanceof CacheDirError);
+      assert.equal(error.cache, 'variant cache');
       assert.equal(error.dir, dir);
       assert.match(error.reason, /ENOTDIR|EEXIST/);
       assert.doesNotMatch(error.message, /\n/);

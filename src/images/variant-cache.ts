@@ -1,9 +1,10 @@
 /**
- * Resized images kept as files in one folder (one per variant, named by a hash of its
- * key), with an index beside them, `index.sqlite`, that every process using the folder
- * shares: the workers of an instance and any other instance on the machine. The index
- * holds each variant's size and last use, so the bound on the total size holds for all
- * of them together, and eviction drops the least recently used variant whoever made it.
+ * Resized images kept as files in a bounded folder (cache/bounded-folder.ts), one per
+ * variant, named by a hash of its key, with an index beside them (variant-index.ts) that
+ * every process using the folder shares: the workers of an instance and any other
+ * instance on the machine. The index holds each variant's size and last use, so the bound
+ * on the total size holds for all of them together, and eviction drops the least recently
+ * used variant whoever made it.
  *
  * Files change only inside a write transaction of the index (its lock): a variant is
  * renamed into place and indexed in one, evicted (row and file) in one. So no process
@@ -14,16 +15,20 @@
  * The index also remembers which content each image had when it was last resized, so
  * when an image changes (or is gone), the variants of its old content are deleted.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import type Database from 'better-sqlite3';
-import { isStaleTemporary, prepareCacheFolder } from '../cache/folder.ts';
-import { openSqliteFile } from '../support/sqlite-file.ts';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import {
+  BoundedFolder,
+  CacheDirError,
+  evictionOrder,
+  isMissing,
+  isTouchDue,
+} from '../cache/bounded-folder.ts';
 import type { Binary, BinarySource } from '../xml/binary.ts';
 import { isOutputFormat, type OutputFormat } from './formats.ts';
 import { openedFile } from './opened-file.ts';
+import { byUse, INDEX_FILE, openVariantIndex, type Row, type VariantIndex } from './variant-index.ts';
 
 export interface VariantCacheOptions {
   /** The folder; undefined keeps nothing (identical concurrent requests still share one resize). */
@@ -56,102 +61,22 @@ export interface Variant {
   readonly data: Binary;
 }
 
-/** The variant folder cannot be used: not creatable, not writable, or its index unreadable. */
-export class VariantDirError extends Error {
-  constructor(
-    readonly dir: string,
-    readonly reason: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`the variant folder ${dir} cannot be used: ${reason}`, options);
-    this.name = 'VariantDirError';
-  }
-}
-
 /** Variants up to this size are read whole; larger ones are streamed from their file. */
 const INLINE_BYTES = 1024 * 1024;
-/** A hit records its use (the LRU order) at most this often per variant. */
-const TOUCH_INTERVAL_MS = 60_000;
-/** How long a process waits for another's write transaction (each is short) before giving up. */
-const BUSY_TIMEOUT_MS = 5_000;
-const INDEX_FILE = 'index.sqlite';
 const FILE_NAME = /^([0-9a-f]{64})\.([a-z]+)$/;
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS variants (
-  hash TEXT PRIMARY KEY,
-  format TEXT NOT NULL,
-  size INTEGER NOT NULL,
-  used INTEGER NOT NULL,
-  source TEXT
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS variants_by_use ON variants (used);
-CREATE INDEX IF NOT EXISTS variants_by_source ON variants (source);
-CREATE TABLE IF NOT EXISTS images (image TEXT PRIMARY KEY, source TEXT NOT NULL) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS images_by_source ON images (source);
-CREATE TABLE IF NOT EXISTS totals (
-  id INTEGER PRIMARY KEY CHECK (id = 0),
-  entries INTEGER NOT NULL,
-  bytes INTEGER NOT NULL
-);
-INSERT OR IGNORE INTO totals VALUES (0, 0, 0);
-CREATE TRIGGER IF NOT EXISTS variant_added AFTER INSERT ON variants BEGIN
-  UPDATE totals SET entries = entries + 1, bytes = bytes + NEW.size;
-END;
-CREATE TRIGGER IF NOT EXISTS variant_removed AFTER DELETE ON variants BEGIN
-  UPDATE totals SET entries = entries - 1, bytes = bytes - OLD.size;
-END;
-CREATE TRIGGER IF NOT EXISTS variant_replaced AFTER UPDATE OF size ON variants BEGIN
-  UPDATE totals SET bytes = bytes - OLD.size + NEW.size;
-END;
-`;
-
-interface Row {
-  readonly hash: string;
-  readonly format: string;
+interface Index extends VariantIndex {
+  readonly folder: BoundedFolder;
 }
 
-function statements(db: Database.Database) {
-  return {
-    find: db.prepare<[string], { format: string; size: number; used: number }>(
-      'SELECT format, size, used FROM variants WHERE hash = ?',
-    ),
-    touch: db.prepare<[number, string]>('UPDATE variants SET used = ? WHERE hash = ?'),
-    upsert: db.prepare<[string, string, number, number, string | null]>(
-      `INSERT INTO variants (hash, format, size, used, source) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (hash) DO UPDATE SET
-         format = excluded.format, size = excluded.size, used = excluded.used, source = excluded.source`,
-    ),
-    remove: db.prepare<[string]>('DELETE FROM variants WHERE hash = ?'),
-    oldest: db.prepare<[], Row>('SELECT hash, format FROM variants ORDER BY used LIMIT 64'),
-    all: db.prepare<[], Row>('SELECT hash, format FROM variants'),
-    ofSource: db.prepare<[string], Row>('SELECT hash, format FROM variants WHERE source = ?'),
-    totals: db.prepare<[], { entries: number; bytes: number }>('SELECT entries, bytes FROM totals'),
-    sourceOf: db.prepare<[string], { source: string }>('SELECT source FROM images WHERE image = ?'),
-    setSource: db.prepare<[string, string]>(
-      'INSERT INTO images (image, source) VALUES (?, ?) ON CONFLICT (image) DO UPDATE SET source = excluded.source',
-    ),
-    dropImage: db.prepare<[string]>('DELETE FROM images WHERE image = ?'),
-    sourceWanted: db.prepare<[string], { one: number }>(
-      'SELECT 1 AS one FROM images WHERE source = ? LIMIT 1',
-    ),
-  };
+function nameOf(hash: string, format: string): string {
+  return `${hash}.${format}`;
 }
 
-type Statements = ReturnType<typeof statements>;
-
-interface Index {
-  readonly dir: string;
-  readonly db: Database.Database;
-  readonly s: Statements;
-}
-
-function isMissing(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
-}
-
-function reasonOf(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+/** The hash and format a variant file's name holds; undefined for any other file. */
+function parseName(name: string): Row | undefined {
+  const m = FILE_NAME.exec(name);
+  return m && isOutputFormat(m[2]!) ? { hash: m[1]!, format: m[2]! } : undefined;
 }
 
 /** The ETag identity of a variant: its key's hash, so every process names it alike. */
@@ -185,26 +110,26 @@ export class VariantCache {
   /**
    * Opens (creating) the folder and its index, mends what a crash left (files not
    * indexed, rows without a file, old temporary files) and trims the folder to the bound.
-   * Throws VariantDirError when the folder cannot be used.
+   * Throws CacheDirError when the folder cannot be used.
    */
   static async open(options: VariantCacheOptions): Promise<VariantCache> {
     const { dir, maxBytes } = options;
     if (dir === undefined || maxBytes <= 0) return new VariantCache(options, undefined);
-    let db: Database.Database | undefined;
+    const folder = await BoundedFolder.open({
+      cache: 'variant cache',
+      dir,
+      maxBytes,
+      isEntry: (name) => parseName(name) !== undefined,
+    });
+    let index: VariantIndex | undefined;
     try {
-      await prepareCacheFolder(dir);
-      db = openSqliteFile(path.join(dir, INDEX_FILE), BUSY_TIMEOUT_MS, (opened) => {
-        opened.pragma('journal_mode = WAL');
-        // A cache: losing the last transactions in a power cut only costs resizes.
-        opened.pragma('synchronous = NORMAL');
-        opened.transaction(() => opened.exec(SCHEMA)).immediate();
-      }).db;
-      const cache = new VariantCache(options, { dir, db, s: statements(db) });
+      index = openVariantIndex(folder.path(INDEX_FILE));
+      const cache = new VariantCache(options, { ...index, folder });
       cache.write(() => cache.mend());
       return cache;
     } catch (error) {
-      db?.close();
-      throw new VariantDirError(dir, reasonOf(error), { cause: error });
+      index?.db.close();
+      throw new CacheDirError('variant cache', dir, error);
     }
   }
 
@@ -261,16 +186,12 @@ export class VariantCache {
     return making;
   }
 
-  private fileOf(dir: string, hash: string, format: string): string {
-    return path.join(dir, `${hash}.${format}`);
-  }
-
   private async lookup(hash: string): Promise<Variant | undefined> {
     const index = this.index;
     if (!index) return undefined;
     const row = this.find(index, hash);
     if (!row || !isOutputFormat(row.format)) return undefined;
-    const file = this.fileOf(index.dir, hash, row.format);
+    const file = index.folder.path(nameOf(hash, row.format));
     let data: Binary;
     try {
       data =
@@ -281,7 +202,7 @@ export class VariantCache {
       return undefined;
     }
     const now = this.now();
-    if (now - row.used >= TOUCH_INTERVAL_MS) this.attempt(() => index.s.touch.run(now, hash));
+    if (isTouchDue(row.used, now)) this.attempt(() => index.s.touch.run(now, hash));
     return { format: row.format, size: data instanceof Uint8Array ? data.byteLength : data.size, data };
   }
 
@@ -319,75 +240,58 @@ export class VariantCache {
   private async keep(hash: string, made: MadeVariant, source: string | undefined): Promise<void> {
     const index = this.index;
     const size = made.bytes.byteLength;
-    if (!index || size > this.options.maxBytes) return;
-    const file = this.fileOf(index.dir, hash, made.format);
-    const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    if (!index || !index.folder.fits(size)) return;
+    const name = nameOf(hash, made.format);
+    let temporary: string | undefined;
     try {
-      await writeFile(temporary, made.bytes, { flag: 'wx' });
+      const written = await index.folder.writeTemporary(name, made.bytes);
+      temporary = written;
       this.write(() => {
         // The image changed while this was being made: its old content is not kept.
         if (source !== undefined && !index.s.sourceWanted.get(source)) return;
-        renameSync(temporary, file);
+        index.folder.placeSync(written, name);
         index.s.upsert.run(hash, made.format, size, this.now(), source ?? null);
         this.evict(index);
       });
     } catch (error) {
       this.options.onError?.(error);
     } finally {
-      await rm(temporary, { force: true }).catch(() => undefined);
+      if (temporary !== undefined) await index.folder.discard(temporary);
     }
   }
 
   /** Inside a write transaction: deletes the least recently used until the total fits. */
   private evict(index: Index): void {
-    for (;;) {
-      const oldest = index.s.oldest.all();
-      if (oldest.length === 0) return;
-      for (const row of oldest) {
-        if (index.s.totals.get()!.bytes <= this.options.maxBytes) return;
-        this.remove(index, row);
-      }
-    }
+    const total = index.s.totals.get()!.bytes;
+    for (const row of evictionOrder(byUse(index.s), total, index.folder.maxBytes)) this.remove(index, row);
   }
 
   /** Inside a write transaction. A reader that already opened the file keeps it (POSIX unlink). */
   private remove(index: Index, row: Row): void {
     index.s.remove.run(row.hash);
     try {
-      unlinkSync(this.fileOf(index.dir, row.hash, row.format));
+      index.folder.removeSync(nameOf(row.hash, row.format));
     } catch (error) {
-      if (!isMissing(error)) this.options.onError?.(error);
+      this.options.onError?.(error);
     }
   }
 
   /**
-   * Inside a write transaction, on open: indexes variant files the index does not know
-   * (a crash between rename and commit, or a folder from before the index), forgets rows
-   * whose file is gone, removes old temporary files, and trims to the bound.
+   * Inside a write transaction, on open (after the folder removed old temporary files):
+   * indexes variant files the index does not know (a crash between rename and commit, or a
+   * folder from before the index), forgets rows whose file is gone, and trims to the bound.
    */
   private mend(): void {
     const index = this.index!;
     const known = new Map(index.s.all.all().map((row) => [row.hash, row.format]));
-    const now = Date.now();
-    for (const name of readdirSync(index.dir)) {
-      const file = path.join(index.dir, name);
-      if (name.endsWith('.tmp')) {
-        try {
-          if (isStaleTemporary(statSync(file).mtimeMs, now)) rmSync(file, { force: true });
-        } catch (error) {
-          if (!isMissing(error)) throw error;
-        }
-        continue;
-      }
-      const m = FILE_NAME.exec(name);
-      if (!m || !isOutputFormat(m[2]!)) continue;
-      const hash = m[1]!;
-      if (known.get(hash) === m[2]) {
+    for (const name of index.folder.namesSync()) {
+      const { hash, format } = parseName(name)!;
+      if (known.get(hash) === format) {
         known.delete(hash);
         continue;
       }
-      const info = statSync(file);
-      index.s.upsert.run(hash, m[2], info.size, Math.floor(info.mtimeMs), null);
+      const entry = index.folder.entrySync(name);
+      if (entry) index.s.upsert.run(hash, format, entry.size, Math.floor(entry.usedMs), null);
     }
     for (const hash of known.keys()) index.s.remove.run(hash);
     this.evict(index);

@@ -1,6 +1,7 @@
 /** What the stages share: settings resolved once, the store, the caches, the writers. */
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticator.ts';
+import type { Base64Cache } from '../cache/base64-cache.ts';
 import type { Operation } from '../contract/operations.ts';
 import type { DecodeSettings } from '../protocol/binding.ts';
 import type { OperationWriter } from '../protocol/serialize.ts';
@@ -10,7 +11,6 @@ import type { DescribeRoutes } from './describe-routes.ts';
 import type { RequestLike } from './exchange.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { ResponseCache } from './response-cache.ts';
-import type { TextFileCache } from './text-file-cache.ts';
 
 export interface AppContext {
   readonly namespace: string;
@@ -31,7 +31,7 @@ export interface AppContext {
   /** The handlers' context, but for `expires`, which is per call. */
   readonly service: Omit<ServiceContext, 'expires'>;
   readonly describe: DescribeRoutes;
-  readonly textCache: TextFileCache | undefined;
+  readonly base64Cache: Base64Cache | undefined;
   /** The transport's way of closing a connection whose upload was refused (body.ts). */
   readonly afterRefusedUpload: ((req: RequestLike) => void) | undefined;
   /** Set for graceful shutdown: from then on every answer closes its connection. */

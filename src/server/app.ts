@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { Authenticator } from '../auth/authenticator.ts';
+import type { Base64Cache } from '../cache/base64-cache.ts';
 import { OPERATIONS, type Operation } from '../contract/operations.ts';
 import { ImageService } from '../images/image-service.ts';
 import type { Metrics } from '../observe/metrics.ts';
@@ -31,7 +32,6 @@ import { readBody } from './stages/read-body.ts';
 import { route } from './stages/route.ts';
 import { sendAnswer } from './stages/send-answer.ts';
 import { unclaimed } from './stages/unclaimed.ts';
-import type { TextFileCache } from './text-file-cache.ts';
 
 export interface AppOptions {
   readonly store: ContentStore;
@@ -58,7 +58,7 @@ export interface AppOptions {
   /** getBild's resizing; without it every resize is made anew (no variant cache). */
   readonly images?: ImageService;
   /** Files of large binaries' base64 text; without it they are always read from the store. */
-  readonly textCache?: TextFileCache;
+  readonly base64Cache?: Base64Cache;
   /** How the transport closes a connection whose upload was refused (http-server.ts). */
   readonly afterRefusedUpload?: (req: RequestLike) => void;
   readonly logger: Logger;
@@ -107,7 +107,7 @@ function context(options: AppOptions): AppContext {
       publicUrl: options.publicUrl,
       trustProxy: options.trustProxy ?? false,
     }),
-    textCache: options.textCache,
+    base64Cache: options.base64Cache,
     afterRefusedUpload: options.afterRefusedUpload,
     draining: false,
   };

@@ -30,7 +30,7 @@ test('image settings from the environment', () => {
     SCOOP_RESIZE_QUEUE: '0',
     SCOOP_MAX_IMAGE_PIXELS: '1000000',
     SCOOP_VARIANT_CACHE_BYTES: '0',
-    SCOOP_VARIANT_DIR: '/var/cache/scoop',
+    SCOOP_VARIANT_CACHE_DIR: '/var/cache/scoop',
     SCOOP_IMAGE_BACKGROUND: '#336699',
   });
   assert.deepEqual(
@@ -58,20 +58,52 @@ test('invalid image settings are refused, naming the variable', () => {
   }
 });
 
-test('binary cache settings: beside the variant folder by default, or where SCOOP_BINARY_CACHE_DIR says', () => {
+test('base64 cache settings: beside the variant folder by default, or where SCOOP_BASE64_CACHE_DIR says', () => {
   const cache = (env: Record<string, string>, flags: Record<string, string> = {}) =>
-    serveSettings(flags, env).binaryCache;
+    serveSettings(flags, env).base64Cache;
   assert.deepEqual(cache({}), { dir: path.join('data', 'binaries'), maxBytes: 1024 ** 3, chosen: false });
   assert.equal(cache({}, { db: '/srv/scoop/content.db' }).dir, '/srv/scoop/binaries');
-  assert.equal(cache({ SCOOP_VARIANT_DIR: '/var/lib/scoop/variants' }).dir, '/var/lib/scoop/binaries');
+  assert.equal(cache({ SCOOP_VARIANT_CACHE_DIR: '/var/lib/scoop/variants' }).dir, '/var/lib/scoop/binaries');
   assert.equal(cache({ SCOOP_DB: 'postgres://scoop@db:5432/scoop' }).dir, path.join('data', 'binaries'));
   assert.deepEqual(
-    cache({ SCOOP_BINARY_CACHE_DIR: '/var/cache/scoop-text', SCOOP_BINARY_CACHE_BYTES: '0' }),
+    cache({ SCOOP_BASE64_CACHE_DIR: '/var/cache/scoop-text', SCOOP_BASE64_CACHE_BYTES: '0' }),
     {
       dir: '/var/cache/scoop-text',
       maxBytes: 0,
       chosen: true,
     },
   );
-  assert.throws(() => cache({ SCOOP_BINARY_CACHE_BYTES: 'much' }), /SCOOP_BINARY_CACHE_BYTES/);
+  assert.throws(() => cache({ SCOOP_BASE64_CACHE_BYTES: 'much' }), /SCOOP_BASE64_CACHE_BYTES/);
+});
+
+test('the old names of the cache folders and bound are still read; the new names win', () => {
+  const settings = (env: Record<string, string>) => serveSettings({}, env);
+  const old = settings({
+    SCOOP_BINARY_CACHE_DIR: '/var/cache/scoop-text',
+    SCOOP_BINARY_CACHE_BYTES: '4096',
+    SCOOP_VARIANT_DIR: '/var/cache/scoop',
+  });
+  assert.deepEqual(old.base64Cache, { dir: '/var/cache/scoop-text', maxBytes: 4096, chosen: true });
+  assert.equal(old.images.cacheDir, '/var/cache/scoop');
+  // The base64 folder's default follows the variant folder, under either name.
+  assert.equal(
+    settings({ SCOOP_VARIANT_DIR: '/var/lib/scoop/variants' }).base64Cache.dir,
+    '/var/lib/scoop/binaries',
+  );
+  const both = settings({
+    SCOOP_BASE64_CACHE_DIR: '/new/binaries',
+    SCOOP_BINARY_CACHE_DIR: '/old/binaries',
+    SCOOP_BASE64_CACHE_BYTES: '0',
+    SCOOP_BINARY_CACHE_BYTES: '4096',
+    SCOOP_VARIANT_CACHE_DIR: '/new/variants',
+    SCOOP_VARIANT_DIR: '/old/variants',
+  });
+  assert.deepEqual(both.base64Cache, { dir: '/new/binaries', maxBytes: 0, chosen: true });
+  assert.equal(both.images.cacheDir, '/new/variants');
+  // A bad value is refused under the name it was given.
+  assert.throws(() => settings({ SCOOP_BINARY_CACHE_BYTES: 'much' }), /: SCOOP_BINARY_CACHE_BYTES must be/);
+  assert.throws(
+    () => settings({ SCOOP_BASE64_CACHE_BYTES: 'much', SCOOP_BINARY_CACHE_BYTES: '1' }),
+    /: SCOOP_BASE64_CACHE_BYTES must be/,
+  );
 });

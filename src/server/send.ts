@@ -1,8 +1,8 @@
 /** Writes body parts to the response with backpressure, base64-encoding binaries as they stream. */
+import type { Base64Cache } from '../cache/base64-cache.ts';
 import { type BinarySource, base64Chunks } from '../xml/binary.ts';
 import { type BodyPart, bodyLength } from '../xml/writer.ts';
 import type { ResponseLike } from './exchange.ts';
-import type { TextFileCache } from './text-file-cache.ts';
 
 /**
  * How many bytes may wait in the socket's queue while the next piece is read (and, for a
@@ -19,7 +19,7 @@ class PieceWriter {
 
   constructor(
     private readonly res: ResponseLike,
-    private readonly textCache: TextFileCache | undefined,
+    private readonly base64Cache: Base64Cache | undefined,
   ) {
     res.on('close', this.closed);
   }
@@ -43,8 +43,8 @@ class PieceWriter {
   }
 
   async writeBinary(source: BinarySource): Promise<void> {
-    if (this.textCache?.applies(source)) {
-      for await (const piece of this.textCache.text(source)) {
+    if (this.base64Cache?.applies(source)) {
+      for await (const piece of this.base64Cache.text(source)) {
         if (this.res.destroyed) {
           piece.release?.();
           return;
@@ -66,7 +66,7 @@ class PieceWriter {
 
 /**
  * `sent.bytesOut` is given the body's length as the head is written (for the request log).
- * Large binaries go through `textCache` when one is given (text-file-cache.ts).
+ * Large binaries go through `base64Cache` when one is given (cache/base64-cache.ts).
  */
 export async function sendParts(
   res: ResponseLike,
@@ -75,7 +75,7 @@ export async function sendParts(
   parts: readonly BodyPart[],
   withBody: boolean,
   sent?: { bytesOut: number },
-  textCache?: TextFileCache,
+  base64Cache?: Base64Cache,
 ): Promise<void> {
   const length = bodyLength(parts);
   if (sent) sent.bytesOut = length;
@@ -88,7 +88,7 @@ export async function sendParts(
     res.end(parts[0]);
     return;
   }
-  const writer = new PieceWriter(res, textCache);
+  const writer = new PieceWriter(res, base64Cache);
   try {
     for (const part of parts) {
       if (res.destroyed) return;

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_NAMESPACE, type Flags, SettingsError, serveSettings } from './settings.ts';
+import {
+  DEFAULT_NAMESPACE,
+  deprecatedSettings,
+  type Flags,
+  SettingsError,
+  serveSettings,
+} from './settings.ts';
 
 const publicUrl = (env: Record<string, string>, flags: Record<string, string> = {}) =>
   serveSettings(flags, env).publicUrl;
@@ -166,5 +172,46 @@ describe('the serve settings of the command line and the environment', () => {
     for (const bad of ['maybe', 'enabled', '2']) refused({}, { SCOOP_HTTP_AUTH: bad }, 'SCOOP_HTTP_AUTH');
     refused({}, { SCOOP_RESPONSE_CACHE_BYTES: '-1' }, 'SCOOP_RESPONSE_CACHE_BYTES');
     refused({}, { SCOOP_RESPONSE_CACHE_BYTES: '128MB' }, 'SCOOP_RESPONSE_CACHE_BYTES');
+  });
+});
+
+describe('renamed settings: an old name still works, with one warning for the log naming the new one', () => {
+  const RENAMED = [
+    ['SCOOP_BINARY_CACHE_DIR', 'SCOOP_BASE64_CACHE_DIR', '/srv/cache'],
+    ['SCOOP_BINARY_CACHE_BYTES', 'SCOOP_BASE64_CACHE_BYTES', '4096'],
+    ['SCOOP_VARIANT_DIR', 'SCOOP_VARIANT_CACHE_DIR', '/srv/cache'],
+  ] as const;
+
+  test('no warning without an old name', () => {
+    assert.deepEqual(serveSettings({}, {}).deprecations, []);
+    assert.deepEqual(
+      serveSettings({}, Object.fromEntries(RENAMED.map(([, name, value]) => [name, value]))).deprecations,
+      [],
+    );
+  });
+
+  test('an old name alone: one warning, naming the old and the new name', () => {
+    for (const [old, name, value] of RENAMED) {
+      const lines = serveSettings({}, { [old]: value }).deprecations;
+      assert.equal(lines.length, 1, old);
+      assert.equal(lines[0], `${old} is deprecated: it is read as ${name}, the name to use from now on`);
+    }
+  });
+
+  test('an old and a new name together: the new one wins, and the warning says so', () => {
+    for (const [old, name, value] of RENAMED) {
+      const lines = serveSettings({}, { [old]: value, [name]: value }).deprecations;
+      assert.deepEqual(lines, [`${old} is deprecated and ignored: ${name} is set too, and wins`]);
+    }
+  });
+
+  test('every old name set: one warning each; `scoop import` gets the same lines', () => {
+    const env = Object.fromEntries(RENAMED.map(([old, , value]) => [old, value]));
+    const lines = serveSettings({}, env).deprecations;
+    assert.deepEqual(
+      lines.map((line) => line.split(' ')[0]),
+      RENAMED.map(([old]) => old),
+    );
+    assert.deepEqual(deprecatedSettings(env), lines);
   });
 });

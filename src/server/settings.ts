@@ -34,17 +34,19 @@ export interface ServeSettings {
   readonly recordCacheBytes: number;
   /** Memory for whole successful answers, per content version; 0 turns the cache off. */
   readonly responseCacheBytes: number;
-  /** Files of large binaries' base64 text (server/text-file-cache.ts). */
-  readonly binaryCache: BinaryCacheSettings;
+  /** The base64 cache: files of large binaries' base64 text (cache/base64-cache.ts). */
+  readonly base64Cache: Base64CacheSettings;
   /** Processes serving on one machine (node:cluster); 1 = no cluster (see cluster.ts). */
   readonly workers: number;
+  /** Settings read under an old name (RENAMED), each a line for the log at start. */
+  readonly deprecations: readonly string[];
 }
 
-export interface BinaryCacheSettings {
+export interface Base64CacheSettings {
   readonly dir: string;
   /** Bound of the folder; 0 keeps nothing. */
   readonly maxBytes: number;
-  /** Set by SCOOP_BINARY_CACHE_DIR: an unusable folder then stops the start instead of turning the cache off. */
+  /** Set by SCOOP_BASE64_CACHE_DIR: an unusable folder then stops the start instead of turning the cache off. */
   readonly chosen: boolean;
 }
 
@@ -83,6 +85,34 @@ export type Flags = Readonly<Record<string, string | boolean | undefined>>;
 type Env = Readonly<Record<string, string | undefined>>;
 
 export class SettingsError extends Error {}
+
+/** Settings renamed, new name → old name: the old one is still read, with a warning at start. */
+const RENAMED: ReadonlyMap<string, string> = new Map([
+  ['SCOOP_BASE64_CACHE_DIR', 'SCOOP_BINARY_CACHE_DIR'],
+  ['SCOOP_BASE64_CACHE_BYTES', 'SCOOP_BINARY_CACHE_BYTES'],
+  ['SCOOP_VARIANT_CACHE_DIR', 'SCOOP_VARIANT_DIR'],
+]);
+
+/** A renamed setting's value, and the variable it was read from: its name, else its old name. */
+function renamed(env: Env, name: string): { value: string | undefined; variable: string } {
+  const old = RENAMED.get(name)!;
+  if (env[name] !== undefined || env[old] === undefined) return { value: env[name], variable: name };
+  return { value: env[old], variable: old };
+}
+
+/** One line for each renamed setting given under its old name, naming the new one. */
+export function deprecatedSettings(env: Env): string[] {
+  const lines: string[] = [];
+  for (const [name, old] of RENAMED) {
+    if (env[old] === undefined) continue;
+    lines.push(
+      env[name] === undefined
+        ? `${old} is deprecated: it is read as ${name}, the name to use from now on`
+        : `${old} is deprecated and ignored: ${name} is set too, and wins`,
+    );
+  }
+  return lines;
+}
 
 function pick(flags: Flags, flag: string, env: Env, variable: string): string | undefined {
   const fromFlag = flags[flag];
@@ -206,9 +236,10 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
       0,
       2 ** 40,
     ),
-    binaryCache: binaryCacheSettings(env, databaseSetting(flags, env)),
+    base64Cache: base64CacheSettings(env, databaseSetting(flags, env)),
     logLevel: env.SCOOP_LOG_LEVEL ?? 'info',
     workers,
+    deprecations: deprecatedSettings(env),
   };
 }
 
@@ -286,22 +317,24 @@ function rateLimit(env: Env): RateLimit | undefined {
 }
 
 /**
- * The variant cache lives next to the SQLite file unless SCOOP_VARIANT_DIR says otherwise;
- * with PostgreSQL there is no file, and it is ./data/variants (on each machine).
+ * The variant cache lives next to the SQLite file unless SCOOP_VARIANT_CACHE_DIR says
+ * otherwise; with PostgreSQL there is no file, and it is ./data/variants (on each machine).
  */
 function variantDir(env: Env, db: string): string {
-  if (env.SCOOP_VARIANT_DIR) return env.SCOOP_VARIANT_DIR;
+  const chosen = renamed(env, 'SCOOP_VARIANT_CACHE_DIR').value;
+  if (chosen) return chosen;
   if (isPostgresUrl(db)) return path.join(path.dirname(DEFAULT_DB), 'variants');
   const file = db.startsWith('sqlite:') ? db.slice('sqlite:'.length) : db;
   return path.join(path.dirname(file), 'variants');
 }
 
 /** Beside the variant folder (`binaries/` next to `variants/`), so a deployment that lets scoop write one writes both. */
-export function binaryCacheSettings(env: Env, db: string): BinaryCacheSettings {
-  const chosen = env.SCOOP_BINARY_CACHE_DIR;
+export function base64CacheSettings(env: Env, db: string): Base64CacheSettings {
+  const chosen = renamed(env, 'SCOOP_BASE64_CACHE_DIR').value;
+  const bytes = renamed(env, 'SCOOP_BASE64_CACHE_BYTES');
   return {
     dir: chosen || path.join(path.dirname(variantDir(env, db)), 'binaries'),
-    maxBytes: integer(env.SCOOP_BINARY_CACHE_BYTES, 1024 ** 3, 'SCOOP_BINARY_CACHE_BYTES', 0, 2 ** 50),
+    maxBytes: integer(bytes.value, 1024 ** 3, bytes.variable, 0, 2 ** 50),
     chosen: Boolean(chosen),
   };
 }

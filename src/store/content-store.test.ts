@@ -319,7 +319,7 @@ function storeBehaviour(db: TestDatabase): void {
       ]);
       // A reader that fetched the record before can still stream the old bytes.
       assert.ok((await streamed(streaming)).bytes.equals(old));
-      // But no record has them: files kept of them (server/text-file-cache.ts) may go.
+      // But no record has them: files kept of them (cache/base64-cache.ts) may go.
       assert.equal(await store.binaryInUse(sha256(old)), false);
       assert.equal(await store.binaryInUse(sha256(replacement)), true);
       assert.equal(await store.binaryInUse('0'.repeat(64)), false);

@@ -47,7 +47,7 @@ async function send(app: AppContext, exchange: Exchange): Promise<void> {
     parts,
     exchange.method !== 'HEAD',
     observation,
-    keep ? undefined : app.textCache,
+    keep ? undefined : app.base64Cache,
   );
 }
 

@@ -14,19 +14,14 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { BinarySource } from '../xml/binary.ts';
-import {
-  TextCacheDirError,
-  TextFileCache,
-  type TextFileCacheOptions,
-  type TextPiece,
-} from './text-file-cache.ts';
+import { Base64Cache, type Base64CacheOptions, type Base64Piece, type Base64Source } from './base64-cache.ts';
+import { CacheDirError } from './bounded-folder.ts';
 
 /** A binary whose stored base64 comes in pieces, as a store's chunked source gives it. */
 function sourceOf(
   bytes: Buffer,
   options: { failAt?: number; contentId?: string } = {},
-): BinarySource & { reads: number } {
+): Base64Source & { reads: number } {
   const text = Buffer.from(bytes.toString('base64'), 'latin1');
   const source = {
     size: bytes.length,
@@ -47,7 +42,24 @@ function sourceOf(
   return source;
 }
 
-async function collect(pieces: AsyncIterable<TextPiece>): Promise<{ text: string; lent: number }> {
+/**
+ * What xml/binary.ts's base64Chunks gives the server: the stored text as it is, or for a
+ * binary stored raw, text encoded here in several pieces (strings).
+ */
+async function* encode(source: Base64Source): AsyncGenerator<Buffer | string> {
+  if (source.base64Text) {
+    for await (const piece of source.base64Text()) yield Buffer.from(piece);
+    return;
+  }
+  const parts: Buffer[] = [];
+  for await (const chunk of source.chunks()) parts.push(Buffer.from(chunk));
+  const bytes = Buffer.concat(parts);
+  for (let at = 0; at < bytes.length; at += 48 * 1024) {
+    yield bytes.toString('base64', at, Math.min(at + 48 * 1024, bytes.length));
+  }
+}
+
+async function collect(pieces: AsyncIterable<Base64Piece>): Promise<{ text: string; lent: number }> {
   let text = '';
   let lent = 0;
   for await (const piece of pieces) {
@@ -64,10 +76,11 @@ let dir: string;
 let errors: unknown[];
 let lookups: string[];
 
-function options(extra: Partial<TextFileCacheOptions> = {}): TextFileCacheOptions {
+function options(extra: Partial<Base64CacheOptions> = {}): Base64CacheOptions {
   return {
     dir,
     maxBytes: 64 * 1024 * 1024,
+    encode,
     minBinaryBytes: 1024,
     onError: (error) => errors.push(error),
     onLookup: (result) => lookups.push(result),
@@ -80,7 +93,7 @@ function keptFiles(): string[] {
 }
 
 beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'scoop-text-cache-'));
+  dir = mkdtempSync(path.join(tmpdir(), 'scoop-base64-cache-'));
   errors = [];
   lookups = [];
 });
@@ -89,9 +102,9 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('TextFileCache', () => {
+describe('Base64Cache', () => {
   test('a miss answers from the source and keeps the text; a hit answers from the file in lent buffers', async () => {
-    const cache = await TextFileCache.open(options());
+    const cache = await Base64Cache.open(options());
     const bytes = randomBytes(700_001);
     const source = sourceOf(bytes);
     assert.ok(cache.applies(source));
@@ -112,7 +125,7 @@ describe('TextFileCache', () => {
   });
 
   test('keep writes the missing files of the sources that apply, counting no lookups', async () => {
-    const cache = await TextFileCache.open(options());
+    const cache = await Base64Cache.open(options());
     const [a, b, small] = [
       sourceOf(randomBytes(300_000)),
       sourceOf(randomBytes(300_000)),
@@ -129,9 +142,9 @@ describe('TextFileCache', () => {
   });
 
   test('a binary stored raw (encoded as it streams) is kept alike', async () => {
-    const cache = await TextFileCache.open(options());
+    const cache = await Base64Cache.open(options());
     const bytes = randomBytes(500_002);
-    const raw: BinarySource = {
+    const raw: Base64Source = {
       size: bytes.length,
       contentId: createHash('sha256').update(bytes).digest('hex'),
       async *chunks() {
@@ -146,18 +159,18 @@ describe('TextFileCache', () => {
   });
 
   test('only large binaries identified by a SHA-256 that fit the bound go through it', async () => {
-    const cache = await TextFileCache.open(options({ maxBytes: 4096, minBinaryBytes: 1000 }));
+    const cache = await Base64Cache.open(options({ maxBytes: 4096, minBinaryBytes: 1000 }));
     assert.ok(cache.applies(sourceOf(randomBytes(1000))));
     assert.ok(!cache.applies(sourceOf(randomBytes(999))), 'below the minimum');
     assert.ok(!cache.applies(sourceOf(randomBytes(3500))), 'its text would not fit the bound');
     assert.ok(!cache.applies(sourceOf(randomBytes(2000), { contentId: 'variant:abc' })), 'not a SHA-256');
     assert.ok(!cache.applies(sourceOf(randomBytes(2000), { contentId: '../../etc/passwd' })));
-    assert.ok(!TextFileCache.none().applies(sourceOf(randomBytes(2000))), 'no folder');
-    assert.ok(!(await TextFileCache.open(options({ maxBytes: 0 }))).applies(sourceOf(randomBytes(2000))));
+    assert.ok(!Base64Cache.none().applies(sourceOf(randomBytes(2000))), 'no folder');
+    assert.ok(!(await Base64Cache.open(options({ maxBytes: 0 }))).applies(sourceOf(randomBytes(2000))));
   });
 
   test('an answer given up half-way (client gone) keeps no file, nor a temporary one', async () => {
-    const cache = await TextFileCache.open(options());
+    const cache = await Base64Cache.open(options());
     const source = sourceOf(randomBytes(600_000));
     for await (const _piece of cache.text(source)) break;
     await cache.settled();
@@ -169,7 +182,7 @@ describe('TextFileCache', () => {
   });
 
   test('a source failing half-way fails the answer and keeps nothing', async () => {
-    const cache = await TextFileCache.open(options());
+    const cache = await Base64Cache.open(options());
     const source = sourceOf(randomBytes(600_000), { failAt: 300_000 });
     await assert.rejects(collect(cache.text(source)), /the store went away/);
     await cache.settled();
@@ -177,7 +190,7 @@ describe('TextFileCache', () => {
   });
 
   test('two answers of one binary at once in one process: both complete, one file is written', async () => {
-    const cache = await TextFileCache.open(options());
+    const cache = await Base64Cache.open(options());
     const bytes = randomBytes(900_000);
     const [a, b] = await Promise.all([
       collect(cache.text(sourceOf(bytes))),
@@ -191,7 +204,7 @@ describe('TextFileCache', () => {
   });
 
   test('a kept file of the wrong length is removed and the answer comes from the source', async () => {
-    const cache = await TextFileCache.open(options());
+    const cache = await Base64Cache.open(options());
     const bytes = randomBytes(500_000);
     const source = sourceOf(bytes);
     writeFileSync(path.join(dir, `${source.contentId}.b64`), 'too short');
@@ -205,7 +218,7 @@ describe('TextFileCache', () => {
 
   test('past the bound, the least recently used files go', async () => {
     // Each text is 400,000 characters; the bound holds two.
-    const cache = await TextFileCache.open(options({ maxBytes: 900_000 }));
+    const cache = await Base64Cache.open(options({ maxBytes: 900_000 }));
     const [a, b, c] = [
       sourceOf(randomBytes(300_000)),
       sourceOf(randomBytes(300_000)),
@@ -240,7 +253,7 @@ describe('TextFileCache', () => {
     writeFileSync(path.join(dir, `${'d'.repeat(64)}.b64`), Buffer.alloc(3000));
     utimesSync(path.join(dir, `${'c'.repeat(64)}.b64`), hourAgo, hourAgo);
     writeFileSync(path.join(dir, 'notes.txt'), 'not the cache’s');
-    await TextFileCache.open(options({ maxBytes: 4000 }));
+    await Base64Cache.open(options({ maxBytes: 4000 }));
     assert.ok(!existsSync(old));
     assert.ok(existsSync(young));
     assert.deepEqual(keptFiles(), [`${'d'.repeat(64)}.b64`]);
@@ -251,13 +264,14 @@ describe('TextFileCache', () => {
     const blocker = path.join(dir, 'a-file');
     writeFileSync(blocker, '');
     await assert.rejects(
-      TextFileCache.open(options({ dir: path.join(blocker, 'binaries') })),
-      (error: unknown) => error instanceof TextCacheDirError && /ENOTDIR/.test(error.reason),
+      Base64Cache.open(options({ dir: path.join(blocker, 'binaries') })),
+      (error: unknown) =>
+        error instanceof CacheDirError && error.cache === 'base64 cache' && /ENOTDIR/.test(error.reason),
     );
   });
 
   test('a file the folder lost between answers is made again', async () => {
-    const cache = await TextFileCache.open(options());
+    const cache = await Base64Cache.open(options());
     const source = sourceOf(randomBytes(300_000));
     await collect(cache.text(source));
     await cache.settled();
@@ -270,7 +284,7 @@ describe('TextFileCache', () => {
   });
 
   test('files of contents no record has any more are forgotten, once the content version moves', async () => {
-    const cache = await TextFileCache.open(options());
+    const cache = await Base64Cache.open(options());
     const [kept, gone] = [sourceOf(randomBytes(30_000)), sourceOf(randomBytes(30_000))];
     for (const source of [kept, gone]) await collect(cache.text(source));
     await cache.settled();

@@ -1,7 +1,7 @@
 /**
- * `scoop import` writes the binary text cache's files (server/text-file-cache.ts) for the
- * large binaries it leaves in the store, where `scoop serve` on the same store looks for
- * them; trouble with the folder never fails an import that has committed.
+ * `scoop import` writes the base64 cache's files (cache/base64-cache.ts) for the large
+ * binaries it leaves in the store, where `scoop serve` on the same store looks for them;
+ * trouble with the folder never fails an import that has committed.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -29,7 +29,7 @@ function importBundle(db: string, env: Record<string, string> = {}) {
   return runScoop(['import', bundle, '--db', db], { env });
 }
 
-describe('scoop import and the binary text cache', () => {
+describe('scoop import and the base64 cache', () => {
   test('the text of a binary of 8 MiB or more is written beside the store; smaller ones are not', async () => {
     const db = path.join(s.dir(), 'scoop.db');
     const run = await importBundle(db);
@@ -44,25 +44,44 @@ describe('scoop import and the binary text cache', () => {
     assert.deepEqual(readdirSync(folder), [`${sha(LARGE)}.b64`]);
   });
 
-  test('SCOOP_BINARY_CACHE_DIR is honoured, and SCOOP_BINARY_CACHE_BYTES=0 writes nothing', async () => {
+  test('SCOOP_BASE64_CACHE_DIR is honoured, and SCOOP_BASE64_CACHE_BYTES=0 writes nothing', async () => {
     const chosen = path.join(s.dir(), 'text');
     const db = path.join(s.dir(), 'scoop.db');
-    assert.equal((await importBundle(db, { SCOOP_BINARY_CACHE_DIR: chosen })).code, 0);
+    assert.equal((await importBundle(db, { SCOOP_BASE64_CACHE_DIR: chosen })).code, 0);
     assert.deepEqual(readdirSync(chosen), [`${sha(LARGE)}.b64`]);
     const off = path.join(s.dir(), 'scoop.db');
-    assert.equal((await importBundle(off, { SCOOP_BINARY_CACHE_BYTES: '0' })).code, 0);
+    assert.equal((await importBundle(off, { SCOOP_BASE64_CACHE_BYTES: '0' })).code, 0);
     assert.ok(!existsSync(path.join(path.dirname(off), 'binaries')));
+  });
+
+  test('the old names still work, each with one line on stderr naming the new one', async () => {
+    const chosen = path.join(s.dir(), 'text');
+    const run = await importBundle(path.join(s.dir(), 'scoop.db'), { SCOOP_BINARY_CACHE_DIR: chosen });
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(readdirSync(chosen), [`${sha(LARGE)}.b64`]);
+    assert.equal(
+      run.stderr,
+      'scoop import: SCOOP_BINARY_CACHE_DIR is deprecated: it is read as SCOOP_BASE64_CACHE_DIR, the name to use from now on\n',
+    );
+    const off = path.join(s.dir(), 'scoop.db');
+    const offRun = await importBundle(off, { SCOOP_BINARY_CACHE_BYTES: '0' });
+    assert.equal(offRun.code, 0, offRun.stderr);
+    assert.ok(!existsSync(path.join(path.dirname(off), 'binaries')));
+    assert.match(
+      offRun.stderr,
+      /^scoop import: SCOOP_BINARY_CACHE_BYTES is deprecated: .*SCOOP_BASE64_CACHE_BYTES/,
+    );
   });
 
   test('a folder that cannot be used is told in one line; the import stands', async () => {
     const blocker = path.join(s.dir(), 'a-file');
     writeFileSync(blocker, '');
     const db = path.join(s.dir(), 'scoop.db');
-    const run = await importBundle(db, { SCOOP_BINARY_CACHE_DIR: path.join(blocker, 'text') });
+    const run = await importBundle(db, { SCOOP_BASE64_CACHE_DIR: path.join(blocker, 'text') });
     assert.equal(run.code, 0);
     assert.match(run.stdout, /^Imported /);
     const lines = run.stderr.trimEnd().split('\n');
     assert.equal(lines.length, 1, run.stderr);
-    assert.match(lines[0]!, /^binary cache: files not written to .*a-file\/text \(.*ENOTDIR/);
+    assert.match(lines[0]!, /^base64 cache: files not written to .*a-file\/text \(.*ENOTDIR/);
   });
 });

@@ -1,9 +1,10 @@
 /**
- * The base64 text of large binaries kept as files, one per content (`<sha256>.b64`), so
- * that answering a large attachment again reads a file into a few reused buffers instead
- * of reading database rows. Content only changes on import and a binary's content id is
- * the SHA-256 of its bytes, so a file never goes stale: it is only evicted, oldest use
- * first, when the folder outgrows its bound.
+ * The base64 cache: the base64 text of large binaries kept as files in a bounded folder
+ * (bounded-folder.ts), one per content (`<sha256>.b64`), so that answering a large
+ * attachment again reads a file into a few reused buffers instead of reading database rows.
+ * Content only changes on import and a binary's content id is the SHA-256 of its bytes, so
+ * a file never goes stale: it is only evicted, oldest use first, when the folder outgrows
+ * its bound.
  *
  * Why files and not the store: every stored chunk read through better-sqlite3 (or pg)
  * arrives in a freshly allocated buffer. For a 200 MB attachment that is 267 MiB of
@@ -12,20 +13,31 @@
  *
  * A miss answers from the store as before and writes the same pieces to a temporary file
  * as they go out; only a complete file is renamed into place. Several processes may share
- * the folder: a rename is atomic, identical content makes duplicate writes harmless, and a
- * file unlinked by another process's eviction stays readable to whoever has it open.
+ * the folder: besides what the folder guarantees, identical content makes duplicate writes
+ * harmless.
  */
-import { randomBytes } from 'node:crypto';
-import { type FileHandle, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
-import path from 'node:path';
-import { isStaleTemporary, prepareCacheFolder } from '../cache/folder.ts';
-import { type BinarySource, base64Chunks, base64Length } from '../xml/binary.ts';
+import { type FileHandle, open, stat, unlink } from 'node:fs/promises';
+import { BoundedFolder, isMissing, type Temporary } from './bounded-folder.ts';
 
-export interface TextFileCacheOptions {
+/**
+ * A binary as this cache takes it: the shape of xml/binary.ts's BinarySource, declared here
+ * because cache/ imports nothing above it. Its text comes from the `encode` option.
+ */
+export interface Base64Source {
+  readonly size: number;
+  /** Identifies the content; only a SHA-256 (which names the file) is ever kept. */
+  readonly contentId?: string;
+  chunks(): AsyncIterable<Uint8Array>;
+  readonly base64Text?: (() => AsyncIterable<Uint8Array>) | undefined;
+}
+
+export interface Base64CacheOptions {
   /** The folder; undefined keeps nothing. */
   readonly dir: string | undefined;
   /** Bound of all files in the folder together; 0 keeps nothing. */
   readonly maxBytes: number;
+  /** A binary's base64 text in pieces, as it is answered without the cache (xml/binary.ts's base64Chunks). */
+  readonly encode: (source: Base64Source) => AsyncIterable<Buffer | string>;
   /** Binaries smaller than this are answered from the store, never kept. */
   readonly minBinaryBytes?: number;
   /** Told about files that could not be written or read; the answer goes out anyway. */
@@ -34,21 +46,9 @@ export interface TextFileCacheOptions {
 }
 
 /** A piece of an answer's text; `release` hands a lent buffer back once it has been written. */
-export interface TextPiece {
+export interface Base64Piece {
   readonly bytes: Buffer | string;
   readonly release?: () => void;
-}
-
-/** The folder cannot be used: not creatable or not writable. */
-export class TextCacheDirError extends Error {
-  constructor(
-    readonly dir: string,
-    readonly reason: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`the binary cache folder ${dir} cannot be used: ${reason}`, options);
-    this.name = 'TextCacheDirError';
-  }
 }
 
 /** 8 MiB: below this, reading the rows costs little and the answer may be in the response cache. */
@@ -59,31 +59,34 @@ const PIECE_BYTES = 256 * 1024;
 const POOL_LIMIT = 16;
 /** A miss's answer waits for its file's writes past this much queued: memory stays bounded on a slow disk. */
 const MAX_UNWRITTEN_BYTES = 8 * 1024 * 1024;
-/** A hit records its use (the eviction order, as the file's mtime) at most this often. */
-const TOUCH_INTERVAL_MS = 60_000;
 const CONTENT_ID = /^[0-9a-f]{64}$/;
 const SUFFIX = '.b64';
 
+/** The length of the base64 text of `size` bytes. */
+function textLength(size: number): number {
+  return Math.ceil(size / 3) * 4;
+}
+
+function nameOf(id: string): string {
+  return `${id}${SUFFIX}`;
+}
+
+function isEntry(name: string): boolean {
+  return name.endsWith(SUFFIX) && CONTENT_ID.test(name.slice(0, -SUFFIX.length));
+}
+
 /** Large enough to keep, small enough for the bound, and named by its SHA-256. */
 export function worthKeeping(
-  source: BinarySource,
+  source: Base64Source,
   maxBytes: number,
   minBinaryBytes = DEFAULT_MIN_BINARY_BYTES,
 ): boolean {
   return (
     source.size >= minBinaryBytes &&
-    base64Length(source.size) <= maxBytes &&
+    textLength(source.size) <= maxBytes &&
     source.contentId !== undefined &&
     CONTENT_ID.test(source.contentId)
   );
-}
-
-function isMissing(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
-}
-
-function reasonOf(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
 }
 
 /** The text of one binary being written to a temporary file as its answer goes out. */
@@ -93,10 +96,7 @@ class Fill {
   private bytes = 0;
   private failed: unknown;
 
-  constructor(
-    readonly handle: FileHandle,
-    readonly temporary: string,
-  ) {}
+  constructor(readonly temporary: Temporary) {}
 
   /** Queues a piece's write; past MAX_UNWRITTEN_BYTES queued, returns a promise of the queue's end. */
   add(piece: Buffer | string, maxUnwritten: number): Promise<void> | undefined {
@@ -108,8 +108,8 @@ class Fill {
       if (this.failed !== undefined) return;
       try {
         await (typeof piece === 'string'
-          ? this.handle.write(piece, null, 'latin1')
-          : this.handle.write(piece));
+          ? this.temporary.handle.write(piece, null, 'latin1')
+          : this.temporary.handle.write(piece));
       } catch (error) {
         this.failed = error;
       }
@@ -121,7 +121,7 @@ class Fill {
   /** Waits for the writes and closes; the error that stopped the fill, if any. */
   async close(expectedBytes: number): Promise<unknown> {
     await this.written;
-    await this.handle.close().catch((error: unknown) => {
+    await this.temporary.handle.close().catch((error: unknown) => {
       this.failed ??= error;
     });
     if (this.failed === undefined && this.bytes !== expectedBytes)
@@ -130,49 +130,44 @@ class Fill {
   }
 }
 
-export class TextFileCache {
+export class Base64Cache {
   private readonly pool: Buffer[] = [];
   private readonly filling = new Set<string>();
   private readonly pending = new Set<Promise<void>>();
-  private readonly minBinaryBytes: number;
 
   private constructor(
-    private readonly options: TextFileCacheOptions,
-    private readonly dir: string | undefined,
-  ) {
-    this.minBinaryBytes = options.minBinaryBytes ?? DEFAULT_MIN_BINARY_BYTES;
-  }
+    /** Undefined for a cache that keeps nothing (`none`). */
+    private readonly options: Base64CacheOptions | undefined,
+    private readonly folder: BoundedFolder | undefined,
+  ) {}
 
-  /** Creates the folder, removes temporary files a crash left, and trims it to the bound. */
-  static async open(options: TextFileCacheOptions): Promise<TextFileCache> {
+  /** Creates the folder, removes temporary files a crash left, and trims it to the bound. Throws CacheDirError. */
+  static async open(options: Base64CacheOptions): Promise<Base64Cache> {
     const { dir, maxBytes } = options;
-    if (dir === undefined || maxBytes <= 0) return new TextFileCache(options, undefined);
-    try {
-      await prepareCacheFolder(dir);
-    } catch (error) {
-      throw new TextCacheDirError(dir, reasonOf(error), { cause: error });
-    }
-    const cache = new TextFileCache(options, dir);
-    await cache.trim(true);
-    return cache;
+    if (dir === undefined || maxBytes <= 0) return new Base64Cache(options, undefined);
+    const folder = await BoundedFolder.open({ cache: 'base64 cache', dir, maxBytes, isEntry });
+    await folder.trim();
+    return new Base64Cache(options, folder);
   }
 
-  static none(): TextFileCache {
-    return new TextFileCache({ dir: undefined, maxBytes: 0 }, undefined);
+  static none(): Base64Cache {
+    return new Base64Cache(undefined, undefined);
   }
 
   /** Whether answers of this binary go through the cache: large, identified by its SHA-256. */
-  applies(source: BinarySource): boolean {
-    return this.dir !== undefined && worthKeeping(source, this.options.maxBytes, this.minBinaryBytes);
+  applies(source: Base64Source): boolean {
+    return (
+      this.folder !== undefined &&
+      worthKeeping(source, this.folder.maxBytes, this.options?.minBinaryBytes ?? DEFAULT_MIN_BINARY_BYTES)
+    );
   }
 
   /** The base64 text of `source` (see `applies`), piece by piece: from its file, or from the source while its file is made. */
-  async *text(source: BinarySource): AsyncGenerator<TextPiece> {
+  async *text(source: Base64Source): AsyncGenerator<Base64Piece> {
     const id = source.contentId!;
-    const length = base64Length(source.size);
-    const file = this.fileOf(id);
-    const handle = await this.openFile(file, length);
-    this.options.onLookup?.(handle ? 'hit' : 'miss');
+    const length = textLength(source.size);
+    const handle = await this.openFile(nameOf(id), length);
+    this.options?.onLookup?.(handle ? 'hit' : 'miss');
     if (handle) yield* this.fromFile(handle, length);
     else yield* this.fromSource(source, id, length);
   }
@@ -182,19 +177,20 @@ export class TextFileCache {
    * time (after an import, so that even the first answer of a large binary is read from a
    * file); how many were written.
    */
-  async keep(sources: Iterable<BinarySource>): Promise<number> {
+  async keep(sources: Iterable<Base64Source>): Promise<number> {
     let written = 0;
     for (const source of sources) {
       if (!this.applies(source)) continue;
       const id = source.contentId!;
-      const length = base64Length(source.size);
-      const present = await stat(this.fileOf(id)).catch(() => undefined);
+      const length = textLength(source.size);
+      const file = this.folder!.path(nameOf(id));
+      const present = await stat(file).catch(() => undefined);
       if (present?.size === length) continue;
       // Nobody waits for these: each piece waits for its write, which keeps the memory of
       // reading back a 160 MB binary near that of importing it (+80 MB with a queue).
       for await (const _piece of this.fromSource(source, id, length, 0));
       await this.settled();
-      if ((await stat(this.fileOf(id)).catch(() => undefined))?.size === length) written++;
+      if ((await stat(file).catch(() => undefined))?.size === length) written++;
     }
     return written;
   }
@@ -206,11 +202,12 @@ export class TextFileCache {
 
   /** Removes the files of contents that `inUse` says no record has any more; how many went. */
   async forgetUnused(inUse: (contentId: string) => Promise<boolean>): Promise<number> {
+    if (this.folder === undefined) return 0;
     let removed = 0;
-    for (const { file } of await this.listed()) {
-      const id = path.basename(file, SUFFIX);
+    for (const { name } of await this.folder.entries()) {
+      const id = name.slice(0, -SUFFIX.length);
       if (this.filling.has(id) || (await inUse(id))) continue;
-      await rm(file, { force: true });
+      await this.folder.remove(name);
       removed++;
     }
     return removed;
@@ -227,7 +224,7 @@ export class TextFileCache {
     inUse: (contentId: string) => Promise<boolean>,
     intervalMs = 60_000,
   ): () => void {
-    if (this.dir === undefined) return () => undefined;
+    if (this.folder === undefined) return () => undefined;
     let seen: number | undefined;
     let running = false;
     const check = async () => {
@@ -240,7 +237,7 @@ export class TextFileCache {
           seen = now;
         }
       } catch (error) {
-        this.options.onError?.(error);
+        this.tell(error);
       } finally {
         running = false;
       }
@@ -251,17 +248,18 @@ export class TextFileCache {
     return () => clearInterval(timer);
   }
 
-  private fileOf(id: string): string {
-    return path.join(this.dir!, `${id}${SUFFIX}`);
+  private tell(error: unknown): void {
+    this.options?.onError?.(error);
   }
 
   /** The file opened, or undefined when there is none; a file of the wrong length is removed. */
-  private async openFile(file: string, length: number): Promise<FileHandle | undefined> {
+  private async openFile(name: string, length: number): Promise<FileHandle | undefined> {
+    const file = this.folder!.path(name);
     let handle: FileHandle;
     try {
       handle = await open(file, 'r');
     } catch (error) {
-      if (!isMissing(error)) this.options.onError?.(error);
+      if (!isMissing(error)) this.tell(error);
       return undefined;
     }
     try {
@@ -270,13 +268,11 @@ export class TextFileCache {
         await unlink(file).catch(() => undefined);
         throw new Error(`${file} holds ${info.size} characters, expected ${length}: removed`);
       }
-      const now = Date.now();
-      if (now - info.mtimeMs >= TOUCH_INTERVAL_MS)
-        await handle.utimes(now / 1000, now / 1000).catch(() => undefined);
+      await this.folder!.touch(handle, info.mtimeMs);
       return handle;
     } catch (error) {
       await handle.close().catch(() => undefined);
-      this.options.onError?.(error);
+      this.tell(error);
       return undefined;
     }
   }
@@ -289,7 +285,7 @@ export class TextFileCache {
     if (this.pool.length < POOL_LIMIT) this.pool.push(buffer);
   }
 
-  private async *fromFile(handle: FileHandle, length: number): AsyncGenerator<TextPiece> {
+  private async *fromFile(handle: FileHandle, length: number): AsyncGenerator<Base64Piece> {
     try {
       let position = 0;
       while (position < length) {
@@ -321,15 +317,15 @@ export class TextFileCache {
   }
 
   private async *fromSource(
-    source: BinarySource,
+    source: Base64Source,
     id: string,
     length: number,
     maxUnwritten = MAX_UNWRITTEN_BYTES,
-  ): AsyncGenerator<TextPiece> {
+  ): AsyncGenerator<Base64Piece> {
     const fill = await this.startFill(id);
     let complete = false;
     try {
-      for await (const piece of base64Chunks(source)) {
+      for await (const piece of this.options!.encode(source)) {
         const behind = fill?.add(piece, maxUnwritten);
         if (behind) await behind;
         yield { bytes: piece };
@@ -344,30 +340,30 @@ export class TextFileCache {
   private async startFill(id: string): Promise<Fill | undefined> {
     if (this.filling.has(id)) return undefined;
     this.filling.add(id);
-    const temporary = `${this.fileOf(id)}.${randomBytes(6).toString('hex')}.tmp`;
     try {
-      return new Fill(await open(temporary, 'wx'), temporary);
+      return new Fill(await this.folder!.openTemporary(nameOf(id)));
     } catch (error) {
       this.filling.delete(id);
-      this.options.onError?.(error);
+      this.tell(error);
       return undefined;
     }
   }
 
   private async finishFill(fill: Fill, id: string, length: number, complete: boolean): Promise<void> {
+    const folder = this.folder!;
     try {
       const failed = await fill.close(length);
       if (!complete) return;
       if (failed !== undefined) {
-        this.options.onError?.(failed);
+        this.tell(failed);
         return;
       }
-      await rename(fill.temporary, this.fileOf(id));
-      await this.trim(false);
+      await folder.place(fill.temporary.path, nameOf(id));
+      await folder.trim();
     } catch (error) {
-      this.options.onError?.(error);
+      this.tell(error);
     } finally {
-      await rm(fill.temporary, { force: true }).catch(() => undefined);
+      await folder.discard(fill.temporary.path);
       this.filling.delete(id);
     }
   }
@@ -375,43 +371,5 @@ export class TextFileCache {
   private track(work: Promise<void>): void {
     this.pending.add(work);
     void work.finally(() => this.pending.delete(work));
-  }
-
-  private async listed(): Promise<Array<{ file: string; size: number; mtimeMs: number }>> {
-    if (this.dir === undefined) return [];
-    const files: Array<{ file: string; size: number; mtimeMs: number }> = [];
-    for (const name of await readdir(this.dir)) {
-      if (!name.endsWith(SUFFIX) || !CONTENT_ID.test(name.slice(0, -SUFFIX.length))) continue;
-      const file = path.join(this.dir, name);
-      try {
-        const info = await stat(file);
-        files.push({ file, size: info.size, mtimeMs: info.mtimeMs });
-      } catch (error) {
-        if (!isMissing(error)) throw error;
-      }
-    }
-    return files;
-  }
-
-  /** Removes the least recently used files until the folder fits; on open, also stale temporary files. */
-  private async trim(removeStale: boolean): Promise<void> {
-    if (this.dir === undefined) return;
-    if (removeStale) {
-      const now = Date.now();
-      for (const name of await readdir(this.dir)) {
-        if (!name.endsWith('.tmp')) continue;
-        const file = path.join(this.dir, name);
-        const info = await stat(file).catch(() => undefined);
-        if (info && isStaleTemporary(info.mtimeMs, now)) await rm(file, { force: true });
-      }
-    }
-    const files = await this.listed();
-    let total = files.reduce((sum, f) => sum + f.size, 0);
-    files.sort((a, b) => a.mtimeMs - b.mtimeMs);
-    for (const f of files) {
-      if (total <= this.options.maxBytes) return;
-      await rm(f.file, { force: true });
-      total -= f.size;
-    }
   }
 }
