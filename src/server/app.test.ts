@@ -132,6 +132,18 @@ describe('the kernel, driven by fakes', () => {
     assert.match(answer.text, /DUPLICATE_HEADER/);
   });
 
+  test('a refusal of what no binding takes is HTTP, even at a SOAP endpoint', async () => {
+    const answer = await request(app(), {
+      url: `${PUBLIC}?wsdl`,
+      headers: [
+        ['Authorization', 'Bearer a'],
+        ['Authorization', 'Bearer b'],
+      ],
+    });
+    assert.equal(answer.status, 400);
+    assert.match(answer.text, /<code>DUPLICATE_HEADER<\/code>/);
+  });
+
   test('what no binding takes: the WSDL of an endpoint, and the index page', async () => {
     const handle = app();
     const wsdl = await request(handle, { url: `${PUBLIC}?wsdl` });
