@@ -224,13 +224,19 @@ describe('a re-import removes the variants of what an image was', () => {
 describe('scoop serve with a variant folder it cannot use', () => {
   const BIN = path.resolve('bin/scoop.js');
 
-  function serve(args: string[], env: Record<string, string>) {
+  /** The test's environment without the settings each case sets itself (the old folder name too). */
+  function envWithoutStoreOrVariantFolder(): NodeJS.ProcessEnv {
     const {
       SCOOP_DB: _db,
       SCOOP_VARIANT_DIR: _old,
       SCOOP_VARIANT_CACHE_DIR: _dir,
       ...inherited
     } = process.env;
+    return inherited;
+  }
+
+  function serve(args: string[], env: Record<string, string>) {
+    const inherited = envWithoutStoreOrVariantFolder();
     return new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
       const child = spawn(process.execPath, [BIN, 'serve', ...args], {
         cwd: s.root,
@@ -273,12 +279,7 @@ describe('scoop serve with a variant folder it cannot use', () => {
   test('with SCOOP_VARIANT_CACHE_BYTES=0 the same folder setting is not used, and it serves', async () => {
     const blocker = path.join(s.dir(), 'a-file');
     writeFileSync(blocker, '');
-    const {
-      SCOOP_DB: _db,
-      SCOOP_VARIANT_DIR: _old,
-      SCOOP_VARIANT_CACHE_DIR: _dir,
-      ...inherited
-    } = process.env;
+    const inherited = envWithoutStoreOrVariantFolder();
     const child = spawn(process.execPath, [BIN, 'serve'], {
       cwd: s.root,
       env: {
