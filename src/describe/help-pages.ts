@@ -1,7 +1,7 @@
 /**
  * Help pages for people: an index of the endpoints, one page per endpoint listing its
- * operations, and one page per operation with its parameters, sample messages for the
- * four bindings and a test form that calls the operation through HTTP POST.
+ * operations, and one page per operation with its parameters, sample messages for each
+ * registered binding and a test form that calls the operation through HTTP POST.
  */
 import { ENDPOINTS, type Endpoint, type Operation, operationsAt } from '../contract/operations.ts';
 import type { Field } from '../contract/schema.ts';

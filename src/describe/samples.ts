@@ -147,10 +147,21 @@ export function samples(operation: Operation, namespace: string, path: string): 
     response: httpResponse,
   };
   // One sample per registered binding, in the registry's order.
-  return BINDINGS.map(({ description: d }) => {
-    if (d.style === 'http') return d.verb === 'GET' ? get : post;
-    return d.version === '1.1'
-      ? soap('1.1', 'text/xml', [`SOAPAction: ${namespace}/${name}`])
-      : soap('1.2', 'application/soap+xml', []);
+  return BINDINGS.map(({ description: d }): Sample => {
+    switch (d.style) {
+      case 'http':
+        return d.verb === 'GET' ? get : post;
+      case 'soap':
+        return d.version === '1.1'
+          ? soap('1.1', 'text/xml', [`SOAPAction: ${namespace}/${name}`])
+          : soap('1.2', 'application/soap+xml', []);
+      default:
+        return unknownStyle(d);
+    }
   });
+}
+
+/** A new style of binding must say what its help sample is (this fails to compile until it does). */
+function unknownStyle(description: never): never {
+  throw new Error(`no help sample for the binding style of ${JSON.stringify(description)}`);
 }

@@ -263,13 +263,28 @@ function httpBinding(endpoint: Endpoint, operations: readonly Operation[], verb:
   ]);
 }
 
+/** The address element of a binding's port. */
+function addressElement(description: BindingDescription): string {
+  switch (description.style) {
+    case 'soap':
+      return description.version === '1.1' ? 'soap:address' : 'soap12:address';
+    case 'http':
+      return 'http:address';
+    default:
+      return unknownStyle(description);
+  }
+}
+
+/** A new style of binding must say what the WSDL shows of it (this fails to compile until it does). */
+function unknownStyle(description: never): never {
+  throw new Error(`no WSDL for the binding style of ${JSON.stringify(description)}`);
+}
+
 function service(endpoint: Endpoint): Node {
   const svc = endpoint.serviceName;
   const ports = BINDINGS.map(({ description: d }) =>
     el('wsdl:port', { name: `${svc}${d.wsdlName}`, binding: `tns:${svc}${d.wsdlName}` }, [
-      el(d.style === 'http' ? 'http:address' : d.version === '1.1' ? 'soap:address' : 'soap12:address', {
-        location: ADDRESS_PLACEHOLDER,
-      }),
+      el(addressElement(d), { location: ADDRESS_PLACEHOLDER }),
     ]),
   );
   return el('wsdl:service', { name: svc }, ports);
@@ -282,9 +297,14 @@ function bindingElement(
   operations: readonly Operation[],
   namespace: string,
 ): Node {
-  return description.style === 'soap'
-    ? soapBinding(endpoint, operations, namespace, description.version === '1.1' ? 'soap' : 'soap12')
-    : httpBinding(endpoint, operations, description.verb);
+  switch (description.style) {
+    case 'soap':
+      return soapBinding(endpoint, operations, namespace, description.version === '1.1' ? 'soap' : 'soap12');
+    case 'http':
+      return httpBinding(endpoint, operations, description.verb);
+    default:
+      return unknownStyle(description);
+  }
 }
 
 /** The WSDL of one endpoint, with ADDRESS_PLACEHOLDER where its URL goes. */

@@ -27,6 +27,8 @@ export type HeaderValues = Readonly<Record<string, string | string[] | undefined
 /** What a binding sees of a request: already routed, and with its body when the binding asked for it. */
 export interface WireRequest {
   readonly method: string;
+  /** The request target's path (what `target` was routed from), for a binding with paths of its own. */
+  readonly path: string;
   readonly target: Target;
   readonly query: string;
   readonly headers: HeaderValues;
@@ -76,8 +78,12 @@ export interface Binding {
    */
   readonly conditional: boolean;
   readonly description: BindingDescription;
-  /** Whether this binding takes the request, by its target, method and Content-Type. Never throws. */
-  claims(request: Pick<WireRequest, 'method' | 'target' | 'mediaType'>): boolean;
+  /**
+   * Whether this binding takes the request, by its path or target, method and Content-Type.
+   * Never throws. The first registered binding that claims a request takes it, so the
+   * registered bindings' claims must not overlap (bindings/registry.test.ts checks them).
+   */
+  claims(request: Pick<WireRequest, 'method' | 'path' | 'target' | 'mediaType'>): boolean;
   /** Whether the body is read before decoding (so the answer cache can key on it). */
   readsBody(request: Pick<WireRequest, 'mediaType'>): boolean;
   /** The call, or a catalogue refusal (thrown). */

@@ -169,6 +169,48 @@ describe('the kernel, driven by fakes', () => {
     assert.deepEqual(refused, [`${PUBLIC}/getBereich`]);
   });
 
+  test('a SOAP 1.2 request refused for its head is answered as SOAP 1.2, as its Content-Type says', async () => {
+    const answer = await request(app(), {
+      method: 'POST',
+      url: PUBLIC,
+      headers: [
+        ['Content-Type', 'application/soap+xml'],
+        ['SOAPAction', '"a"'],
+        ['SOAPAction', '"b"'],
+      ],
+      body: soap12Bereich(1),
+    });
+    assert.equal(answer.status, 500);
+    assert.equal(answer.headers['content-type'], 'application/soap+xml; charset=utf-8');
+    assert.match(answer.text, /DUPLICATE_HEADER/);
+  });
+
+  test('an HTTP POST body is read first: an oversized one is BODY_TOO_LARGE whatever else is wrong', async () => {
+    const answer = await request(app({ maxBodyBytes: 10 }), {
+      method: 'POST',
+      url: `${PUBLIC}/noSuchOperation?bereichID=1`,
+      headers: [['Content-Type', 'text/plain']],
+      body: 'x'.repeat(100),
+    });
+    assert.equal(answer.status, 413);
+    assert.match(answer.text, /<code>BODY_TOO_LARGE<\/code>/);
+  });
+
+  test('a request whose body arrives after the drain began closes its connection too', async () => {
+    const handle = app();
+    const { req, res, answer } = fake({
+      method: 'POST',
+      url: `${PUBLIC}/getBereich`,
+      headers: [['Content-Type', 'application/x-www-form-urlencoded']],
+      body: 'bereichID=3',
+    });
+    handle(req, res);
+    handle.drain();
+    const answered = await answer;
+    assert.equal(answered.status, 200);
+    assert.equal(answered.headers.connection, 'close');
+  });
+
   test('while draining, every answer closes its connection, cached ones too', async () => {
     const handle = app();
     const url = `${PUBLIC}/getBereich?bereichID=1`;

@@ -147,15 +147,13 @@ export function createApp(options: AppOptions) {
       path,
       q < 0 ? '' : url.slice(q + 1),
     );
-    // While draining for shutdown, every answer closes its connection.
-    if (app.draining) res.setHeader('connection', 'close');
     runStages(stages, exchange, refuse);
   }
 
   return Object.assign(handle, {
     /** The stages' names, in order (for tests and docs). */
     stages: stages.map((stage) => stage.name),
-    /** From now on every answer closes its connection (graceful shutdown). */
+    /** From now on every answer closes its connection (graceful shutdown; answer-headers.ts). */
     drain() {
       app.draining = true;
     },

@@ -68,7 +68,7 @@ export class Exchange implements WireRequest {
   admission: Admission | undefined = undefined;
   /** read body: when the binding reads it before decoding. */
   body: Buffer | undefined = undefined;
-  /** cached answer: the answer cache's key and the content version looked up. */
+  /** cached answer: the answer cache's key and the content version looked up (0 until then). */
   key: RequestKey | undefined = undefined;
   version = 0;
   /** decode (or a cached answer): what is being called. */

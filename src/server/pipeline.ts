@@ -10,7 +10,8 @@ import type { Exchange } from './exchange.ts';
 
 /**
  * A stage still at work: a promise, or a `Wait` — a function the runner calls with how to
- * go on, for a wait driven by callbacks (read-body.ts), which then costs no promise.
+ * go on, for a wait driven by callbacks (read-body.ts), which then costs no promise. Only
+ * the first call of `resume` or `fail` counts, and a Wait that throws has failed.
  */
 export type Wait = (resume: () => void, fail: (error: unknown) => void) => void;
 export type Pending = PromiseLike<unknown> | Wait;
@@ -34,10 +35,26 @@ export function runStages(stages: readonly Stage[], exchange: Exchange, refuse: 
       return;
     }
     if (pending === undefined) continue;
-    const resume = () => runStages(stages, exchange, refuse, i + 1);
-    const fail = (error: unknown) => refuse(exchange, error);
-    if (typeof pending === 'function') pending(resume, fail);
-    else pending.then(resume, fail);
+    let settled = false;
+    const resume = () => {
+      if (settled) return;
+      settled = true;
+      runStages(stages, exchange, refuse, i + 1);
+    };
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      refuse(exchange, error);
+    };
+    if (typeof pending !== 'function') {
+      pending.then(resume, fail);
+      return;
+    }
+    try {
+      pending(resume, fail);
+    } catch (error) {
+      fail(error);
+    }
     return;
   }
 }

@@ -8,6 +8,7 @@ import { isScoopError, ScoopError } from '../contract/errors.ts';
 import { bindingNamed } from '../protocol/bindings/registry.ts';
 import { renderHttpError } from '../protocol/faults.ts';
 import { StoreUnavailableError } from '../store/content-store.ts';
+import { closeIfDraining } from './answer-headers.ts';
 import type { AppContext } from './app-context.ts';
 import type { Exchange } from './exchange.ts';
 import { sendParts } from './send.ts';
@@ -33,11 +34,7 @@ function unhandled(app: AppContext, exchange: Exchange, failure: unknown): void 
 
 export function refuser(app: AppContext): (exchange: Exchange, caught: unknown) => void {
   return (exchange, caught) => {
-    try {
-      refuse(app, exchange, caught).catch((failure: unknown) => unhandled(app, exchange, failure));
-    } catch (failure) {
-      unhandled(app, exchange, failure);
-    }
+    refuse(app, exchange, caught).catch((failure: unknown) => unhandled(app, exchange, failure));
   };
 }
 
@@ -64,5 +61,6 @@ async function refuse(app: AppContext, exchange: Exchange, caught: unknown): Pro
   if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
   // The rest of an oversized body is never read, so this connection cannot be reused.
   if (error.code === 'BODY_TOO_LARGE') headers.connection = 'close';
+  closeIfDraining(app, exchange);
   await sendParts(res, rendered.status, headers, [rendered.body], exchange.method !== 'HEAD', observation);
 }

@@ -11,10 +11,7 @@ export const httpGet: Binding = {
   description: { style: 'http', verb: 'GET', wsdlName: 'HttpGet' },
   claims: ({ method, target }) => target.kind === 'operation' && (method === 'GET' || method === 'HEAD'),
   readsBody: () => false,
-  decode: (request, settings) =>
-    decodeHttpCall(request, settings, true, () => {
-      throw new Error('HTTP GET has no form body');
-    }),
+  decode: (request, settings) => decodeHttpCall(request, settings, 'httpget'),
   render: (writer, result) => writer.http(result),
   refusal: refuseAsHttp,
 };

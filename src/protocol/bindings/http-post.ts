@@ -11,10 +11,11 @@ export const httpPost: Binding = {
   conditional: false,
   description: { style: 'http', verb: 'POST', wsdlName: 'HttpPost' },
   claims: ({ method, target }) => target.kind === 'operation' && method === 'POST',
-  // Read even when of another media type: an empty body of any type is an empty form.
+  // Read first, whatever its media type (an empty body of any type is an empty form), so an
+  // oversized body is BODY_TOO_LARGE whatever else is wrong with the request (docs/errors.md).
   readsBody: () => true,
   decode: (request, settings) =>
-    decodeHttpCall(request, settings, false, (operation, queryPairs) => {
+    decodeHttpCall(request, settings, 'httppost', (operation, queryPairs) => {
       refuseQueryParameters(operation, queryPairs);
       const pairs = readFormBody(request.body ?? Buffer.alloc(0), request.mediaType);
       return { pairs, token: formToken(pairs) };

@@ -6,7 +6,7 @@
  */
 import { ScoopError } from '../../contract/errors.ts';
 import { findOperation } from '../../contract/operations.ts';
-import type { Binding, Call, DecodeSettings, WireRequest } from '../binding.ts';
+import type { Binding, BindingName, Call, DecodeSettings, WireRequest } from '../binding.ts';
 import { single } from '../binding.ts';
 import { renderHttpError } from '../faults.ts';
 import { bearerToken, type FormPair, formParameters, hasTokenField, parseForm } from '../http-request.ts';
@@ -16,14 +16,14 @@ export const HTTP_CONTENT_TYPE = 'text/xml; charset=utf-8';
 export const refuseAsHttp: Binding['refusal'] = renderHttpError;
 
 /**
- * Decodes a call; `bodyPairs` reads the POST form (it is not called for GET). The token
- * may come from the Authorization header or, for POST, from the form, but not from both.
+ * Decodes a call for the binding `name`. `form` reads a POST's form body (GET has none);
+ * the token may come from the Authorization header or from the form, but not from both.
  */
 export function decodeHttpCall(
   request: WireRequest,
   settings: DecodeSettings,
-  isGet: boolean,
-  bodyPairs: (
+  name: BindingName,
+  form?: (
     operation: Call['operation'],
     queryPairs: readonly FormPair[],
   ) => {
@@ -49,9 +49,9 @@ export function decodeHttpCall(
       'A token must not be sent in the URL; use the Authorization header.',
     );
   }
-  const { pairs, token: fromForm } = isGet
-    ? { pairs: queryPairs, token: undefined }
-    : bodyPairs(operation, queryPairs);
+  const { pairs, token: fromForm } = form
+    ? form(operation, queryPairs)
+    : { pairs: queryPairs, token: undefined };
   const fromHeader = bearerToken(single(request.headers.authorization));
   if (fromHeader !== undefined && fromForm !== undefined) {
     throw new ScoopError(
@@ -60,7 +60,7 @@ export function decodeHttpCall(
     );
   }
   return {
-    binding: isGet ? 'httpget' : 'httppost',
+    binding: name,
     operation,
     parameters: formParameters(operation, pairs),
     token: fromHeader ?? fromForm,

@@ -1,7 +1,8 @@
 /**
  * The bindings every operation is offered on, in the order the original's WSDL lists
- * them. Adding a binding is adding its module and a line here; the server claims
- * requests through this list and the WSDL and help pages describe what it holds.
+ * them (the WSDL and the help pages' samples follow this order). Adding a binding is
+ * adding its module, its name to BindingName, and a line here; the server offers each
+ * request to these in turn, and their claims never overlap (registry.test.ts).
  */
 import type { Binding, BindingName } from '../binding.ts';
 import { httpGet } from './http-get.ts';

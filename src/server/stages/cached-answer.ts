@@ -6,15 +6,16 @@
  * is answered synchronously.
  */
 import { single } from '../../protocol/binding.ts';
+import { answeredNotModified, closeIfDraining } from '../answer-headers.ts';
 import type { AppContext } from '../app-context.ts';
 import type { Exchange } from '../exchange.ts';
 import type { Stage } from '../pipeline.ts';
 import { answerHead, type CachedAnswer, type ResponseCache, requestKey } from '../response-cache.ts';
-import { answeredNotModified } from './answer-head.ts';
 import { authenticateCall } from './authenticate.ts';
 
-function writeCached(exchange: Exchange, hit: CachedAnswer): void {
+function writeCached(app: AppContext, exchange: Exchange, hit: CachedAnswer): void {
   const { res, observation } = exchange;
+  closeIfDraining(app, exchange);
   if (hit.conditional && exchange.headers['if-none-match'] !== undefined) {
     if (answeredNotModified(exchange, hit.headers)) return;
   }
@@ -39,10 +40,10 @@ function lookUp(
   exchange.observation.binding = call.binding;
   const verifying = call.authenticate ? authenticateCall(app, exchange, call.token) : undefined;
   if (verifying === undefined) {
-    writeCached(exchange, hit);
+    writeCached(app, exchange, hit);
     return undefined;
   }
-  return verifying.then(() => writeCached(exchange, hit));
+  return verifying.then(() => writeCached(app, exchange, hit));
 }
 
 export function cachedAnswer(app: AppContext, responses: ResponseCache): Stage {

@@ -1,18 +1,18 @@
 /**
  * send: the answer's head, an ETag for GET (etag.ts), and its body parts: buffers for
  * markup, deferred parts for large binaries whose base64 streams from the store or the
- * text file cache (send.ts). `Content-Length` is exact up front. A successful answer small
+ * base64 cache (send.ts). `Content-Length` is exact up front. A successful answer small
  * enough for the answer cache is assembled into one buffer first and kept.
  */
 import { bindingNamed } from '../../protocol/bindings/registry.ts';
 import { bodyLength } from '../../xml/writer.ts';
+import { answeredNotModified, closeIfDraining, successHeaders } from '../answer-headers.ts';
 import type { AppContext } from '../app-context.ts';
 import { entityTag } from '../etag.ts';
 import type { Exchange } from '../exchange.ts';
 import type { Stage } from '../pipeline.ts';
 import { cachedHead, MAX_CACHED_ANSWER } from '../response-cache.ts';
 import { materialize, sendParts } from '../send.ts';
-import { answeredNotModified, successHeaders } from './answer-head.ts';
 
 async function send(app: AppContext, exchange: Exchange): Promise<void> {
   const call = exchange.call!;
@@ -38,6 +38,7 @@ async function send(app: AppContext, exchange: Exchange): Promise<void> {
     });
     parts = [body];
   }
+  closeIfDraining(app, exchange);
   if (binding.conditional && answeredNotModified(exchange, headers)) return;
   exchange.answered = true;
   await sendParts(

@@ -4,14 +4,16 @@
  * those (describe-routes.ts); every other request here is refused.
  */
 import { ScoopError } from '../../contract/errors.ts';
+import { closeIfDraining } from '../answer-headers.ts';
 import type { AppContext } from '../app-context.ts';
 import type { Document } from '../describe-routes.ts';
 import type { Exchange } from '../exchange.ts';
 import type { Stage } from '../pipeline.ts';
 import { sendParts } from '../send.ts';
 
-function sendDocument(exchange: Exchange, doc: Document): Promise<void> {
+function sendDocument(app: AppContext, exchange: Exchange, doc: Document): Promise<void> {
   exchange.answered = true;
+  closeIfDraining(app, exchange);
   return sendParts(
     exchange.res,
     200,
@@ -38,11 +40,12 @@ export function unclaimed(app: AppContext): Stage {
       if (target.kind === 'none') {
         const doc = isRead ? app.describe.forPath(exchange.path) : undefined;
         if (!doc) throw new ScoopError('NOT_FOUND', 'There is nothing at this path.');
-        return sendDocument(exchange, doc);
+        return sendDocument(app, exchange, doc);
       }
       if (target.kind === 'endpoint') {
         if (isRead)
           return sendDocument(
+            app,
             exchange,
             app.describe.forEndpoint(exchange.req, target.endpoint, exchange.query),
           );

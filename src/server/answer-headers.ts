@@ -1,8 +1,12 @@
-/** The head of a successful answer, and the conditional GET (RFC 9110 §13.1.2). */
-import type { Operation } from '../../contract/operations.ts';
-import { type Binding, single } from '../../protocol/binding.ts';
-import { noneMatch } from '../etag.ts';
-import type { Exchange } from '../exchange.ts';
+/**
+ * What every answer's head shares: the head of a successful answer, the conditional GET
+ * (RFC 9110 §13.1.2), and the closing of the connection while the server drains.
+ */
+import type { Operation } from '../contract/operations.ts';
+import { type Binding, single } from '../protocol/binding.ts';
+import type { AppContext } from './app-context.ts';
+import { noneMatch } from './etag.ts';
+import type { Exchange } from './exchange.ts';
 
 /** The original's header for answers of an invoked web method (reference/README.md §1). */
 const CACHE_CONTROL = 'private, max-age=0';
@@ -22,6 +26,14 @@ export function successHeaders(
         : CACHE_CONTROL,
     'x-content-type-options': 'nosniff',
   };
+}
+
+/**
+ * Called before any answer's head is written: while draining for shutdown, every answer
+ * closes its connection — also one whose request arrived before the drain began.
+ */
+export function closeIfDraining(app: AppContext, exchange: Exchange): void {
+  if (app.draining) exchange.res.setHeader('connection', 'close');
 }
 
 /** A GET whose If-None-Match names the answer's current tag gets 304 and no body; true when sent. */
