@@ -75,7 +75,7 @@ describe('scoop serve and the base64 cache folder', () => {
       existsSync(path.join(root, 'old-variants', 'index.sqlite')),
       'the variant folder is the one named',
     );
-    const warnings = serve.lines.filter((l) => l.level === 40 && String(l.msg).includes('deprecated'));
+    const warnings = serve.lines.filter((l) => l.level === 'warn' && String(l.msg).includes('deprecated'));
     assert.deepEqual(
       warnings.map((l) => l.msg),
       [

@@ -24,6 +24,7 @@ import { importFolder } from '../store/import.ts';
 import { openStore } from '../store/open-store.ts';
 import { redactLocation } from '../store/postgres/location.ts';
 import { base64Chunks } from '../xml/binary.ts';
+import { logContentVersionChanges } from './content-version-log.ts';
 import { formatSummary } from './import-command.ts';
 import { keepLargeBinaries } from './keep-binaries.ts';
 import { parseCommand, UsageError } from './usage.ts';
@@ -74,7 +75,13 @@ export async function serveCommand(args: string[]): Promise<number> {
     if (error instanceof SettingsError) throw new UsageError(error.message);
     throw error;
   }
-  const logger = pino({ level: settings.logLevel, base: logBase() });
+  const logger = pino({
+    level: settings.logLevel,
+    base: logBase(),
+    // `level` as its name and `time` as ISO 8601 (docs/operations.md).
+    formatters: { level: (label) => ({ level: label }) },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  });
   // Once per start: a cluster's workers read the same settings again.
   if (!isWorker) for (const line of settings.deprecations) logger.warn(line);
   const metrics = createMetrics();
@@ -89,7 +96,11 @@ export async function serveCommand(args: string[]): Promise<number> {
   registerStoreMetrics(metrics, store);
   const seed = parsed.values.seed;
   // With --workers the primary has seeded before forking (cluster.ts).
-  if (typeof seed === 'string' && !isWorker && (await store.contentVersion()) === 0) {
+  const versionAtStart = await store.contentVersion();
+  if (typeof seed === 'string' && !isWorker && versionAtStart > 0) {
+    logger.info({ seed, contentVersion: versionAtStart }, 'seed skipped: the store already has content');
+  }
+  if (typeof seed === 'string' && !isWorker && versionAtStart === 0) {
     try {
       const summary = await importFolder(store, seed);
       process.stderr.write(
@@ -163,6 +174,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     () => store.contentVersion(),
     (sha256) => store.binaryInUse(sha256),
   );
+  const stopVersionLog = logContentVersionChanges(store, logger, await store.contentVersion());
   const admin =
     settings.adminPort === undefined || isWorker
       ? undefined
@@ -180,6 +192,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const signal = await stopSignal;
   logger.info({ signal }, 'shutting down: draining requests in flight');
   stopForgetting();
+  stopVersionLog();
   await running.close();
   await admin?.close();
   images.close();

@@ -26,6 +26,7 @@ export interface Observation {
 export interface ObservedRequest {
   readonly method?: string | undefined;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly socket: { readonly remoteAddress?: string | undefined };
 }
 
 /** What is observed of its answer: a ServerResponse's status, and its one 'close'. */
@@ -48,6 +49,8 @@ export interface TransportRefusal {
   readonly bytesOut: number;
   /** Node's reason (an llhttp error code, ERR_HTTP_REQUEST_TIMEOUT), for the log only. */
   readonly reason: string | undefined;
+  /** The peer's address. */
+  readonly client: string | undefined;
 }
 
 /**
@@ -72,7 +75,20 @@ export function requestId(header: string | string[] | undefined): string {
   return ID_PREFIX + issued.toString(16).padStart(12, '0');
 }
 
-export function createObserver(logger: Logger, metrics: Metrics | undefined): Observer {
+/** The X-Forwarded-For a trusted proxy sent, as it came (at most 200 characters). */
+function forwardedFor(req: ObservedRequest): string | undefined {
+  const value = req.headers['x-forwarded-for'];
+  const text = Array.isArray(value) ? value.join(', ') : value;
+  return text === undefined ? undefined : text.slice(0, 200);
+}
+
+/** `trustProxy`: the request log also names the address a trusted proxy forwarded for. */
+export function createObserver(
+  logger: Logger,
+  metrics: Metrics | undefined,
+  options: { readonly trustProxy?: boolean } = {},
+): Observer {
+  const trustProxy = options.trustProxy ?? false;
   // Series handles resolved once per label combination (see fast-metrics.ts), found by
   // constant label strings whose hashes V8 keeps: no key is built per request.
   const handles = new Map<string, Map<string, Map<string, ReturnType<typeof seriesFor>>>>();
@@ -134,6 +150,8 @@ export function createObserver(logger: Logger, metrics: Metrics | undefined): Ob
         logger.info(
           {
             reqId: observation.id,
+            client: req.socket.remoteAddress,
+            ...(trustProxy ? { forwardedFor: forwardedFor(req) } : {}),
             method: req.method,
             path: path.length > 200 ? `${path.slice(0, 200)}…` : path,
             op: observation.operation,
@@ -175,6 +193,7 @@ export function observeTransportRefusal(
   logger.info(
     {
       reqId: refusal.id,
+      client: refusal.client,
       status: refusal.status,
       outcome: refusal.outcome,
       reason: refusal.reason,

@@ -133,7 +133,9 @@ export function createApp(options: AppOptions) {
   const app = context(options);
   const stages = lifecycle(app);
   const refuse = refuser(app);
-  const observer = createObserver(options.logger, options.metrics);
+  const observer = createObserver(options.logger, options.metrics, {
+    trustProxy: options.trustProxy ?? false,
+  });
 
   /** Answers one request; returns at once, or when the answer is written if nothing had to wait. */
   function handle(req: RequestLike, res: ResponseLike): void {

@@ -6,7 +6,7 @@ import {
   type ServerResponse,
   STATUS_CODES,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ScoopError } from '../contract/errors.ts';
 import { observeTransportRefusal, requestId } from '../observe/request-log.ts';
@@ -127,7 +127,14 @@ export async function startServer(
     observeTransportRefusal(
       options.logger,
       options.metrics,
-      { id, status: refusal.spec.status, outcome: refusal.code, bytesOut, reason: error.code },
+      {
+        id,
+        status: refusal.spec.status,
+        outcome: refusal.code,
+        bytesOut,
+        reason: error.code,
+        client: (socket as Socket).remoteAddress,
+      },
       inFlight,
     );
   });
