@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { Authenticator } from '../src/auth/authenticator.ts';
@@ -127,9 +127,11 @@ describe('scoop import', { concurrency: true }, () => {
   test('without a terminal, import prints no progress', async () => {
     const { json, files } = generation(1);
     const bundle = s.bundle(json, { ...files, 'files/rathaus.bin': pattern(3 * 1_048_576) });
-    const run = await scoop(['import', bundle, '--db', s.dbPath()]);
+    const db = s.dbPath();
+    const run = await scoop(['import', bundle, '--db', db]);
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stderr, '');
+    // The one line: that a store was created (issue 14: the store in use is visible).
+    assert.equal(run.stderr, `scoop import: created a new store at ${db}\n`);
     assert.doesNotMatch(run.stdout, /hashing|writing records|\r/);
     assert.match(run.stdout, /content version 1/);
   });
@@ -220,6 +222,16 @@ for (const database of DATABASES) {
       const place = await database.newLocation();
       try {
         const shown = redactLocation(place.location);
+        if (database.name === 'sqlite') {
+          // migrate never creates a SQLite file (a typo in --db would make an empty store)…
+          const refused = await scoop(['migrate', '--db', place.location]);
+          assert.equal(refused.code, 2);
+          assert.match(refused.stderr, /there is no store at .*; check --db \/ SCOOP_DB/);
+          assert.equal(existsSync(place.location), false);
+          // …but migrates one that exists, an empty file included.
+          mkdirSync(path.dirname(place.location), { recursive: true });
+          writeFileSync(place.location, '');
+        }
         const migrations = database.name === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS;
         const latest = migrations.length;
         assert.equal(
@@ -307,8 +319,13 @@ for (const database of DATABASES) {
     const { test } = database;
 
     /** Runs `use` with a new, empty location for `--db`, removed afterwards. */
+    /** A store that exists (token never creates one), empty: a SQLite file of no bytes. */
     async function withLocation(use: (db: string) => Promise<void>): Promise<void> {
       const place = await database.newLocation();
+      if (database.name === 'sqlite') {
+        mkdirSync(path.dirname(place.location), { recursive: true });
+        writeFileSync(place.location, '');
+      }
       try {
         await use(place.location);
       } finally {
@@ -321,7 +338,7 @@ for (const database of DATABASES) {
         const run = await scoop(['token', 'create', '--label', 'redaktion', '--db', db]);
         assert.equal(run.code, 0, run.stderr);
         assert.match(run.stdout, GUID_LINE);
-        assert.equal(run.stderr, '');
+        assert.equal(run.stderr, `scoop token: store ${redactLocation(db)}\n`);
         await withStore(db, (store) => new Authenticator(store).verify(run.stdout.trim()), database);
       }));
 

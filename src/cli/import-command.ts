@@ -90,7 +90,9 @@ export function formatSummary(summary: ImportSummary): string {
 }
 
 export async function runImport(folder: string, db: string, interactive: boolean): Promise<ImportSummary> {
-  const store = await openStore(db);
+  const store = await openStore(db, {
+    onCreated: (file) => process.stderr.write(`scoop import: created a new store at ${file}\n`),
+  });
   const printer = interactive ? progressPrinter(process.stderr) : undefined;
   try {
     const summary = await importFolder(

@@ -5,6 +5,7 @@ import { migrateCommand } from './migrate-command.ts';
 import { serveCommand } from './serve-command.ts';
 import { tokenCommand } from './token-command.ts';
 import { UsageError } from './usage.ts';
+import { version } from './version.ts';
 
 const USAGE = `Usage: scoop <command> [options]
 
@@ -15,7 +16,7 @@ Commands:
                      Manage the tokens scoop.asmx operations require
   migrate            Bring the store's schema to the latest version
 
-Run "scoop <command> --help" for the options of a command.`;
+Run "scoop <command> --help" for the options of a command, "scoop --version" for the version.`;
 
 const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   serve: serveCommand,
@@ -26,6 +27,10 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V' || name === 'version') {
+    process.stdout.write(`scoop ${version()}\n`);
+    return 0;
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return name === undefined ? 2 : 0;

@@ -21,7 +21,8 @@ export async function migrateCommand(args: string[]): Promise<number> {
   if (parsed.positionals.length > 0)
     throw new UsageError(`unexpected argument ${parsed.positionals[0]}\n\n${HELP}`);
   const db = databaseSetting(parsed.values, process.env);
-  const store = await openStore(db, { migrate: false });
+  // Migrating a store that is not there would create an empty one (a typo in --db).
+  const store = await openStore(db, { migrate: false, create: false });
   try {
     const applied = await store.migrate();
     const { schemaVersion } = await store.health();

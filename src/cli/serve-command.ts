@@ -27,6 +27,7 @@ import { base64Chunks } from '../xml/binary.ts';
 import { logContentVersionChanges } from './content-version-log.ts';
 import { formatSummary } from './import-command.ts';
 import { keepLargeBinaries } from './keep-binaries.ts';
+import { listenRefusal } from './listen-refusal.ts';
 import { parseCommand, UsageError } from './usage.ts';
 
 const HELP = `Usage: scoop serve [--host H] [--port P] [--db PATH] [--namespace NS] [--public-url URL] [--seed BUNDLE]
@@ -87,6 +88,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const metrics = createMetrics();
   const store = await openStore(settings.db, {
     serving: true,
+    onCreated: (file) => logger.info({ db: file }, 'created a new store'),
     cacheBytes: settings.recordCacheBytes,
     cacheObserver: {
       lookup: (result) => metrics.cacheLookups.series('records', result).inc(),
@@ -169,7 +171,17 @@ export async function serveCommand(args: string[]): Promise<number> {
     settings.host,
     settings.port,
     settings.server,
-  );
+  ).catch(async (error: unknown) => {
+    images.close();
+    await store.close();
+    // A cluster's primary reports its workers' failures to listen (cluster.ts).
+    if (isWorker) throw error;
+    throw listenRefusal(
+      error,
+      `${settings.host}:${settings.port}`,
+      'SCOOP_PORT (--port) or SCOOP_HOST (--host)',
+    );
+  });
   const stopForgetting = base64Cache.watchContent(
     () => store.contentVersion(),
     (sha256) => store.binaryInUse(sha256),
@@ -178,7 +190,20 @@ export async function serveCommand(args: string[]): Promise<number> {
   const admin =
     settings.adminPort === undefined || isWorker
       ? undefined
-      : await startAdminServer(metrics, store, settings.adminHost, settings.adminPort);
+      : await startAdminServer(metrics, store, settings.adminHost, settings.adminPort).catch(
+          async (error: unknown) => {
+            stopForgetting();
+            stopVersionLog();
+            await running.close();
+            images.close();
+            await store.close();
+            throw listenRefusal(
+              error,
+              `${settings.adminHost}:${settings.adminPort}`,
+              'SCOOP_ADMIN_PORT or SCOOP_ADMIN_HOST (SCOOP_ADMIN_PORT=off turns the admin listener off)',
+            );
+          },
+        );
   // Listened for before the start is announced: a supervisor (or a test) that signals as
   // soon as it reads the line must not meet node's default action, which kills at once.
   const stopSignal = new Promise<string>((resolve) => {

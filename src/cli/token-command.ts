@@ -1,6 +1,7 @@
 import { canonicalToken, hashToken, newToken } from '../auth/tokens.ts';
 import { databaseSetting } from '../server/settings.ts';
 import { openStore } from '../store/open-store.ts';
+import { redactLocation } from '../store/postgres/location.ts';
 import { DB_OPTION, parseCommand, UsageError } from './usage.ts';
 
 const HELP = `Usage:
@@ -34,7 +35,11 @@ export async function tokenCommand(args: string[]): Promise<number> {
   if (!parsed) return 0;
   const [action, ...rest] = parsed.positionals;
   checkUsage(action, rest);
-  const store = await openStore(databaseSetting(parsed.values, process.env));
+  const db = databaseSetting(parsed.values, process.env);
+  // A typo in --db must not quietly make an empty store and list no tokens.
+  const store = await openStore(db, { create: false });
+  // stderr, so `TOKEN=$(scoop token create)` still captures the token alone.
+  process.stderr.write(`scoop token: store ${redactLocation(db)}\n`);
   try {
     switch (action) {
       case 'create': {

@@ -237,10 +237,22 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
       2 ** 40,
     ),
     base64Cache: base64CacheSettings(env, databaseSetting(flags, env)),
-    logLevel: env.SCOOP_LOG_LEVEL ?? 'info',
+    logLevel: logLevel(env.SCOOP_LOG_LEVEL),
     workers,
     deprecations: deprecatedSettings(env),
   };
+}
+
+/** pino's level names, and `silent`; anything else would make pino throw at start. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(value: string | undefined): string {
+  const level = value?.trim().toLowerCase() ?? 'info';
+  if (!LOG_LEVELS.includes(level))
+    throw new SettingsError(
+      `SCOOP_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not ${JSON.stringify(value)}`,
+    );
+  return level;
 }
 
 function xmlLimits(env: Env): XmlLimits {

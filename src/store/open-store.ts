@@ -4,6 +4,7 @@
  * (optionally written `sqlite:PATH`). Either is migrated as it opens unless told not to.
  */
 
+import { existsSync } from 'node:fs';
 import type { CacheObserver } from '../cache/observer.ts';
 import { type ContentStore, StoreLocationError } from './content-store.ts';
 import { isPostgresUrl } from './postgres/location.ts';
@@ -22,6 +23,47 @@ export interface OpenOptions {
   readonly migrate?: boolean;
   /** Told about connection trouble noticed in the background (PostgreSQL). */
   readonly onBackgroundError?: (error: unknown) => void;
+  /** Whether a SQLite file that does not exist yet is created (default true). */
+  readonly create?: boolean;
+  /** Told when a new SQLite file was created. */
+  readonly onCreated?: (file: string) => void;
+}
+
+/** What the file system or SQLite say when a path cannot hold a store: the operator's setting, not a crash. */
+const UNUSABLE = new Set([
+  'SQLITE_CANTOPEN',
+  'SQLITE_NOTADB',
+  'SQLITE_READONLY',
+  'SQLITE_CORRUPT',
+  'EACCES',
+  'EPERM',
+  'EROFS',
+  'ENOTDIR',
+  'EISDIR',
+  'ENOENT',
+  'ENAMETOOLONG',
+]);
+
+function openSqlite(
+  file: string,
+  options: OpenOptions,
+  settings: ConstructorParameters<typeof SqliteStore>[1],
+): SqliteStore {
+  const exists = file === ':memory:' || existsSync(file);
+  if (!exists && options.create === false)
+    throw new StoreLocationError(`there is no store at ${file}; check --db / SCOOP_DB`);
+  let store: SqliteStore;
+  try {
+    store = new SqliteStore(file, settings);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== 'string' || !UNUSABLE.has(code)) throw error;
+    throw new StoreLocationError(
+      `cannot open the store ${file} (${code}: ${(error as Error).message}); set --db / SCOOP_DB to a file this user can create and write`,
+    );
+  }
+  if (!exists) options.onCreated?.(file);
+  return store;
 }
 
 export async function openStore(location: string, options: OpenOptions = {}): Promise<ContentStore> {
@@ -42,5 +84,5 @@ export async function openStore(location: string, options: OpenOptions = {}): Pr
     throw new StoreLocationError(
       `Unknown database URL scheme in ${location}; use a SQLite file path or a postgres:// URL`,
     );
-  return new SqliteStore(file, { ...(options.serving ? { busyTimeoutMs: 250 } : {}), ...cache });
+  return openSqlite(file, options, { ...(options.serving ? { busyTimeoutMs: 250 } : {}), ...cache });
 }

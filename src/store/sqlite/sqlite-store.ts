@@ -3,10 +3,10 @@
  * (one snapshot per request); an import writes through its own connection, so readers
  * keep seeing the previous state until it commits.
  */
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { CacheObserver } from '../../cache/observer.ts';
+import { makeFolders } from '../../support/folders.ts';
 import { openSqliteFile } from '../../support/sqlite-file.ts';
 import type {
   ContentStore,
@@ -78,7 +78,7 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
       options.cacheBytes ?? DEFAULT_CACHE_BYTES,
       options.cacheObserver,
     );
-    if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    if (file !== ':memory:') makeFolders(path.dirname(path.resolve(file)));
     const opened = openConnection(file, options.busyTimeoutMs ?? 10_000);
     this.db = opened.db;
     this.appliedAtOpen = opened.applied;
