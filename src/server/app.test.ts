@@ -162,6 +162,34 @@ describe('the kernel, driven by fakes', () => {
     }
   });
 
+  test('a Content-Encoding other than identity is 415 as HTTP, even at a SOAP endpoint (RFC 9110 §15.5.16)', async () => {
+    const handle = app();
+    for (const coding of ['gzip', 'identity, gzip']) {
+      const answer = await request(handle, {
+        method: 'POST',
+        url: PUBLIC,
+        headers: [
+          ['Content-Type', 'application/soap+xml'],
+          ['Content-Encoding', coding],
+        ],
+        body: soap12Bereich(1),
+      });
+      assert.equal(answer.status, 415, coding);
+      assert.equal(answer.headers['accept-encoding'], 'identity');
+      assert.match(answer.text, /<code>UNSUPPORTED_MEDIA_TYPE<\/code>/);
+    }
+    const identity = await request(handle, {
+      method: 'POST',
+      url: PUBLIC,
+      headers: [
+        ['Content-Type', 'application/soap+xml'],
+        ['Content-Encoding', 'identity'],
+      ],
+      body: soap12Bereich(1),
+    });
+    assert.equal(identity.status, 200);
+  });
+
   test('what no binding takes: the WSDL of an endpoint, and the index page', async () => {
     const handle = app();
     const wsdl = await request(handle, { url: `${PUBLIC}?wsdl` });
