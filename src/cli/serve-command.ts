@@ -166,7 +166,13 @@ export async function serveCommand(args: string[]): Promise<number> {
   const admin =
     settings.adminPort === undefined || isWorker
       ? undefined
-      : await startAdminServer(metrics, store, settings.adminHost, settings.adminPort);
+      : await startAdminServer(
+          metrics,
+          store,
+          settings.adminHost,
+          settings.adminPort,
+          settings.adminHostnames,
+        );
   // Listened for before the start is announced: a supervisor (or a test) that signals as
   // soon as it reads the line must not meet node's default action, which kills at once.
   const stopSignal = new Promise<string>((resolve) => {
