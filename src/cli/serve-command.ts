@@ -52,6 +52,22 @@ Options (each also an environment variable):
                                       default 127.0.0.1:9090, SCOOP_ADMIN_PORT=off disables it)
 See the README for every setting.`;
 
+/** Only this machine can reach these (RFC 6761 §6.3 localhost; 127.0.0.0/8; ::1). */
+function isLoopback(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/**
+ * Without SCOOP_PUBLIC_URL, WSDL and DISCO addresses are built from each request's Host
+ * (describe-routes.ts): on a loopback address only local clients (or a proxy) choose it,
+ * elsewhere any client can make the WSDL it is given point anywhere.
+ */
+export function publicUrlWarning(host: string, publicUrl: string | undefined): string | undefined {
+  if (publicUrl !== undefined || isLoopback(host)) return undefined;
+  return `serving on ${host} without SCOOP_PUBLIC_URL: WSDL and DISCO addresses follow each request's Host header; set SCOOP_PUBLIC_URL (--public-url) to the address clients use`;
+}
+
 export async function serveCommand(args: string[]): Promise<number> {
   const parsed = parseCommand(
     args,
@@ -85,6 +101,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   });
   // Once per start: a cluster's workers read the same settings again.
   if (!isWorker) for (const line of settings.deprecations) logger.warn(line);
+  const addressWarning = publicUrlWarning(settings.host, settings.publicUrl);
+  if (!isWorker && addressWarning) logger.warn({ host: settings.host }, addressWarning);
   const metrics = createMetrics();
   const store = await openStore(settings.db, {
     serving: true,
@@ -190,20 +208,24 @@ export async function serveCommand(args: string[]): Promise<number> {
   const admin =
     settings.adminPort === undefined || isWorker
       ? undefined
-      : await startAdminServer(metrics, store, settings.adminHost, settings.adminPort).catch(
-          async (error: unknown) => {
-            stopForgetting();
-            stopVersionLog();
-            await running.close();
-            images.close();
-            await store.close();
-            throw listenRefusal(
-              error,
-              `${settings.adminHost}:${settings.adminPort}`,
-              'SCOOP_ADMIN_PORT or SCOOP_ADMIN_HOST (SCOOP_ADMIN_PORT=off turns the admin listener off)',
-            );
-          },
-        );
+      : await startAdminServer(
+          metrics,
+          store,
+          settings.adminHost,
+          settings.adminPort,
+          settings.adminHostnames,
+        ).catch(async (error: unknown) => {
+          stopForgetting();
+          stopVersionLog();
+          await running.close();
+          images.close();
+          await store.close();
+          throw listenRefusal(
+            error,
+            `${settings.adminHost}:${settings.adminPort}`,
+            'SCOOP_ADMIN_PORT or SCOOP_ADMIN_HOST (SCOOP_ADMIN_PORT=off turns the admin listener off)',
+          );
+        });
   // Listened for before the start is announced: a supervisor (or a test) that signals as
   // soon as it reads the line must not meet node's default action, which kills at once.
   const stopSignal = new Promise<string>((resolve) => {

@@ -122,7 +122,7 @@ export const ERRORS = {
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     side: 'client',
-    summary: 'The Content-Type is not the one this binding accepts.',
+    summary: 'The Content-Type is not the one this binding accepts, or the body has a content coding.',
   },
   BAD_REQUEST: { status: 400, side: 'client', summary: 'The HTTP request itself is malformed.' },
   REQUEST_TIMEOUT: {

@@ -11,6 +11,7 @@ import {
   formToken,
   hasTokenField,
   parseForm,
+  queryNamesToken,
   readFormBody,
   refuseQueryParameters,
   TOKEN_FIELD,
@@ -301,5 +302,21 @@ describe('readFormBody', () => {
 
   test('refuses bad percent-encoding in the body as INVALID_ENCODING', () => {
     assertScoopError(() => readFormBody(bytes('a=%ZZ'), form), 'INVALID_ENCODING');
+  });
+});
+
+describe('queryNamesToken (the query of a request that does not read it)', () => {
+  test('finds token by its decoded name, in any case, with or without a value', () => {
+    assert.equal(queryNamesToken('token=abc'), true);
+    assert.equal(queryNamesToken('x=1&TOKEN'), true);
+    assert.equal(queryNamesToken('%74oken=1'), true);
+    assert.equal(queryNamesToken('wsdl&Token='), true);
+  });
+
+  test('other names, undecodable names and an empty query are not a token', () => {
+    assert.equal(queryNamesToken(''), false);
+    assert.equal(queryNamesToken('wsdl'), false);
+    assert.equal(queryNamesToken('x=token'), false);
+    assert.equal(queryNamesToken('%zz=1&tokens=1'), false);
   });
 });

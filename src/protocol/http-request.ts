@@ -93,6 +93,31 @@ export function hasTokenField(pairs: readonly FormPair[]): boolean {
   return pairs.some((p) => p.name.toLowerCase() === TOKEN_FIELD);
 }
 
+/**
+ * Whether a query string names a `token` field, for requests that do not otherwise read
+ * their query (SOAP): a name that does not decode cannot be `token`, so it is passed over
+ * rather than refused as INVALID_ENCODING.
+ */
+export function queryNamesToken(query: string): boolean {
+  if (query === '') return false;
+  for (const piece of query.split('&')) {
+    const eq = piece.indexOf('=');
+    let name: string;
+    try {
+      name = decodeURIComponent((eq < 0 ? piece : piece.slice(0, eq)).replace(/\+/g, ' '));
+    } catch {
+      continue;
+    }
+    if (name.toLowerCase() === TOKEN_FIELD) return true;
+  }
+  return false;
+}
+
+/** Tokens in URLs end up in access logs and proxies; only headers and bodies may carry them. */
+export function refuseTokenInUrl(): never {
+  throw new ScoopError('TOKEN_IN_URL', 'A token must not be sent in the URL; use the Authorization header.');
+}
+
 /** The token sent as a POST form field, refusing two of them. */
 export function formToken(pairs: readonly FormPair[]): string | undefined {
   const tokens = pairs.filter((p) => p.name.toLowerCase() === TOKEN_FIELD);

@@ -604,6 +604,17 @@ describe('decodeSoapRequest: mustUnderstand', () => {
     accepted('1.1', unknown(`xmlns:s12="${SOAP12_ENVELOPE_NS}" s12:mustUnderstand="1"`));
   });
 
+  for (const value of ['true', ' true ']) {
+    test(`SOAP 1.1: mustUnderstand="${value}" is honoured like "1" (clients send it)`, () => {
+      const error = mustUnderstand('1.1', unknown(`soap:mustUnderstand="${value}"`));
+      assert.deepEqual(error.notUnderstood, [{ uri: 'urn:unknown', local: 'Unknown', prefix: 'foo' }]);
+    });
+  }
+
+  test('SOAP 1.1: mustUnderstand="false" is ignored like "0"', () => {
+    accepted('1.1', unknown('soap:mustUnderstand="false"'));
+  });
+
   test('SOAP 1.1: actor next is targeted, another actor is not', () => {
     mustUnderstand('1.1', unknown(`soap:mustUnderstand="1" soap:actor="${SOAP11_ACTOR_NEXT}"`));
     accepted('1.1', unknown('soap:mustUnderstand="1" soap:actor="http://example.org/other"'));

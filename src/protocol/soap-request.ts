@@ -55,11 +55,12 @@ function envelopeVersion(root: XmlElement): SoapVersion | undefined {
   return undefined;
 }
 
-function isTrue(value: string | undefined, version: SoapVersion): boolean {
+function isTrue(value: string | undefined): boolean {
   if (value === undefined) return false;
   const v = value.trim();
-  // SOAP 1.1 §4.2.3 allows "1"/"0"; SOAP 1.2 part 1 §5.2.3 is xs:boolean.
-  return v === '1' || (version === '1.2' && v === 'true');
+  // SOAP 1.2 part 1 §5.2.3 is xs:boolean. SOAP 1.1 §4.2.3 allows only "1"/"0", but clients
+  // send "true" there too; reading it as "0" would silently ignore a header they insisted on.
+  return v === '1' || v === 'true';
 }
 
 /** SOAP 1.1 §4.2.2 actor / SOAP 1.2 part 1 §5.2.2 role: is this header block meant for us? */
@@ -92,7 +93,7 @@ function checkMustUnderstand(headers: XmlElement[], version: SoapVersion, namesp
     (h) =>
       !(h.uri === namespace && h.local === 'wsAuthHeader') &&
       targetsUs(h, version) &&
-      isTrue(attributeValue(h, envelopeNs, 'mustUnderstand'), version),
+      isTrue(attributeValue(h, envelopeNs, 'mustUnderstand')),
   );
   if (notUnderstood.length > 0) {
     const first = notUnderstood[0]!;

@@ -8,6 +8,7 @@ import { Gauge } from 'prom-client';
 import type { ImageService } from '../images/image-service.ts';
 import type { Metrics } from '../observe/metrics.ts';
 import type { ContentStore, ImportRun, ImportRuns } from '../store/content-store.ts';
+import { adminHostCheck } from './admin-hosts.ts';
 
 const READY_TIMEOUT_MS = 1000;
 
@@ -158,16 +159,26 @@ export function startAdminServer(
   store: ContentStore,
   host: string,
   port: number,
+  names: readonly string[] = [],
 ): Promise<AdminServer> {
-  return listenAdmin(storeProbes(metrics, store), host, port);
+  return listenAdmin(storeProbes(metrics, store), host, port, names);
 }
 
-export async function listenAdmin(probes: AdminProbes, host: string, port: number): Promise<AdminServer> {
+/** `names`: the host names it answers to besides IP literals, localhost and a named `host` (admin-hosts.ts). */
+export async function listenAdmin(
+  probes: AdminProbes,
+  host: string,
+  port: number,
+  names: readonly string[] = [],
+): Promise<AdminServer> {
+  const knownHost = adminHostCheck(host, names);
   const server = createServer(async (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const send = (status: number, type: string, body: string) => {
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
     };
+    // RFC 9110 §15.5.20: 421, this server will not answer for the name the request was sent to.
+    if (!knownHost(req.headers.host)) return send(421, 'text/plain', 'unknown host\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'text/plain', 'GET only\n');
     if (path === '/metrics') {
       try {

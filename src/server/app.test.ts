@@ -144,6 +144,52 @@ describe('the kernel, driven by fakes', () => {
     assert.match(answer.text, /<code>DUPLICATE_HEADER<\/code>/);
   });
 
+  test('a token in the query string is TOKEN_IN_URL on SOAP and on a GET of an endpoint, as on HTTP GET/POST', async () => {
+    const handle = app();
+    const soap = await request(handle, {
+      method: 'POST',
+      url: `${PUBLIC}?token=${REFERENCE_TOKEN}`,
+      headers: [['Content-Type', 'application/soap+xml']],
+      body: soap12Bereich(1),
+    });
+    assert.equal(soap.status, 500);
+    assert.match(soap.text, /<soap:Value>soap:Sender<\/soap:Value>/);
+    assert.match(soap.text, /TOKEN_IN_URL/);
+    for (const query of [`wsdl&token=${REFERENCE_TOKEN}`, 'Token&disco', 'op=getBereich&token=x', 'token']) {
+      const get = await request(handle, { url: `${PUBLIC}?${query}` });
+      assert.equal(get.status, 400, query);
+      assert.match(get.text, /<code>TOKEN_IN_URL<\/code>/, query);
+    }
+  });
+
+  test('a Content-Encoding other than identity is 415 as HTTP, even at a SOAP endpoint (RFC 9110 §15.5.16)', async () => {
+    const handle = app();
+    for (const coding of ['gzip', 'identity, gzip']) {
+      const answer = await request(handle, {
+        method: 'POST',
+        url: PUBLIC,
+        headers: [
+          ['Content-Type', 'application/soap+xml'],
+          ['Content-Encoding', coding],
+        ],
+        body: soap12Bereich(1),
+      });
+      assert.equal(answer.status, 415, coding);
+      assert.equal(answer.headers['accept-encoding'], 'identity');
+      assert.match(answer.text, /<code>UNSUPPORTED_MEDIA_TYPE<\/code>/);
+    }
+    const identity = await request(handle, {
+      method: 'POST',
+      url: PUBLIC,
+      headers: [
+        ['Content-Type', 'application/soap+xml'],
+        ['Content-Encoding', 'identity'],
+      ],
+      body: soap12Bereich(1),
+    });
+    assert.equal(identity.status, 200);
+  });
+
   test('what no binding takes: the WSDL of an endpoint, and the index page', async () => {
     const handle = app();
     const wsdl = await request(handle, { url: `${PUBLIC}?wsdl` });

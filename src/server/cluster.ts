@@ -171,7 +171,7 @@ export async function runPrimary(settings: ServeSettings, logger: Logger): Promi
   try {
     if (settings.adminPort !== undefined) {
       const probes = clusterProbes(() => [...listening], own, settings.workers);
-      admin = await listenAdmin(probes, settings.adminHost, settings.adminPort);
+      admin = await listenAdmin(probes, settings.adminHost, settings.adminPort, settings.adminHostnames);
     }
     for (const slot of slots) fork(slot);
     const started = await Promise.race([startup, signal.then(() => undefined)]);

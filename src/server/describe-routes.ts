@@ -10,7 +10,7 @@ import { generateDisco } from '../describe/disco.ts';
 import { endpointPage, indexPage, operationPage } from '../describe/help-pages.ts';
 import { ASSET_PREFIX, HELP_CSP } from '../describe/html.ts';
 import { ADDRESS_PLACEHOLDER, generateWsdl } from '../describe/wsdl.ts';
-import { parseForm } from '../protocol/http-request.ts';
+import { hasTokenField, parseForm, refuseTokenInUrl } from '../protocol/http-request.ts';
 import { escapeAttribute } from '../xml/escape.ts';
 import type { RequestLike } from './exchange.ts';
 
@@ -84,6 +84,7 @@ export function createDescribeRoutes(options: DescribeOptions) {
 
     forEndpoint(req: Addressed, endpoint: Endpoint, query: string): Document {
       const pairs = parseForm(query);
+      if (hasTokenField(pairs)) refuseTokenInUrl();
       const keys = new Set(pairs.map((p) => p.name.toLowerCase()));
       const url = `${baseUrl(req, options)}${endpoint.path}`;
       if (keys.has('wsdl')) {

@@ -75,6 +75,25 @@ function checkExpectation(req: Head): void {
     throw malformed('The Expect header holds an expectation this server cannot meet.');
 }
 
+/**
+ * No request body is ever decoded (RFC 9110 §8.4): one sent with a content coding other
+ * than `identity` would be read as if it were not coded, so it is refused with 415
+ * (§15.5.16); refuse.ts adds the Accept-Encoding that says what would be accepted.
+ */
+function checkContentEncoding(req: Head): void {
+  const codings = header(req, 'content-encoding');
+  if (codings === undefined) return;
+  for (const coding of codings.split(',')) {
+    const name = coding.trim().toLowerCase();
+    if (name !== '' && name !== 'identity') {
+      throw new ScoopError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Request bodies are accepted without a content coding, not ${coding.trim().slice(0, 40)}.`,
+      );
+    }
+  }
+}
+
 export function checkRequestHeaders(req: Head, maxHeaders: number): void {
   const raw = req.rawHeaders;
   // node's maxHeadersCount is set one above the limit, so a request over it is visible here.
@@ -95,4 +114,5 @@ export function checkRequestHeaders(req: Head, maxHeaders: number): void {
   checkHost(req);
   checkFraming(req);
   checkExpectation(req);
+  checkContentEncoding(req);
 }

@@ -7,6 +7,7 @@ import { parseColour } from '../images/colour.ts';
 import { DEFAULT_IMAGE_SETTINGS, type ImageSettings, workerShare } from '../images/image-service.ts';
 import { isPostgresUrl } from '../store/postgres/location.ts';
 import { DEFAULT_XML_LIMITS, type XmlLimits } from '../xml/reader.ts';
+import { isHostName } from './admin-hosts.ts';
 import type { RateLimit } from './rate-limit.ts';
 
 export interface ServeSettings {
@@ -27,6 +28,8 @@ export interface ServeSettings {
   readonly images: ImageSettings;
   readonly logLevel: string;
   readonly adminHost: string;
+  /** Host names the admin listener answers to besides IP literals and localhost (DNS rebinding). */
+  readonly adminHostnames: readonly string[];
   /** undefined: no admin listener. */
   readonly adminPort: number | undefined;
   readonly rateLimit: RateLimit | undefined;
@@ -179,6 +182,19 @@ function hostSetting(value: string | undefined): string {
   return value;
 }
 
+function adminHostnames(value: string | undefined): string[] {
+  const names = (value ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  const bad = names.find((n) => !isHostName(n));
+  if (bad !== undefined)
+    throw new SettingsError(
+      `SCOOP_ADMIN_HOSTNAMES must list host names such as metrics.internal, not ${JSON.stringify(bad)}`,
+    );
+  return names;
+}
+
 /**
  * Every request and answer element is qualified with it, and generated clients compare it
  * as a string: an absolute URI (RFC 3986 §4.3) with nothing a client could read differently.
@@ -217,6 +233,7 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
     server: serverLimits(env),
     images: imageSettings(env, databaseSetting(flags, env), workers),
     adminHost: env.SCOOP_ADMIN_HOST ?? '127.0.0.1',
+    adminHostnames: adminHostnames(env.SCOOP_ADMIN_HOSTNAMES),
     adminPort:
       env.SCOOP_ADMIN_PORT?.trim().toLowerCase() === 'off'
         ? undefined

@@ -112,9 +112,10 @@ async function checkReferences(tx: ImportTransaction, bundle: Bundle): Promise<v
       const cause =
         deletedBy('newsletter', String(ref)) ??
         (bundle.mode === 'replace' ? 'newsletter' : `newsletter ${ref}`);
+      // The subscription's key is an e-mail address, which no message names.
       throw new BundleError(
         cause,
-        `removes newsletter ${ref}, which the subscription of ${id} (not in the bundle) still uses`,
+        `removes newsletter ${ref}, which a stored subscription (not in the bundle) still uses`,
       );
     }
   }

@@ -79,6 +79,33 @@ add(
   post(`${PUBLIC}/getBereich`, undefined, 'bereichID=1'),
 );
 
+// -- content codings: no body is decoded, so a coded one would be read as plain (RFC 9110 §8.4).
+for (const coding of ['gzip', 'deflate, identity', 'br', 'x-unknown'])
+  add(
+    `soap Content-Encoding ${coding}`,
+    'http',
+    'UNSUPPORTED_MEDIA_TYPE',
+    post(PUBLIC, XML12, VALID12, [`Content-Encoding: ${coding}`]),
+  );
+add(
+  'httppost Content-Encoding gzip',
+  'httppost',
+  'UNSUPPORTED_MEDIA_TYPE',
+  post(`${PUBLIC}/getBereich`, FORM, 'bereichID=1', ['Content-Encoding: gzip']),
+);
+add(
+  'httpget Content-Encoding gzip',
+  'httpget',
+  'UNSUPPORTED_MEDIA_TYPE',
+  get(`${PUBLIC}/getBereich?bereichID=1`, ['Content-Encoding: gzip']),
+);
+add(
+  'soap Content-Encoding identity is no coding',
+  'soap12',
+  'ok',
+  post(PUBLIC, XML12, VALID12, ['Content-Encoding: Identity']),
+);
+
 // -- oversized bodies (declared; chunked ones are streamed below).
 add(
   'soap12 declared 5 MB',

@@ -100,6 +100,15 @@ add(
   ),
 );
 add(
+  'soap11 mustUnderstand="true" on an unknown header',
+  'soap11',
+  'MUST_UNDERSTAND',
+  soap11(
+    PUBLIC,
+    bereich11('<bereichID>1</bereichID>', `<x:Evil xmlns:x="urn:evil" soap:mustUnderstand="true"/>`),
+  ),
+);
+add(
   'soap12 two Header elements',
   'soap12',
   'DUPLICATE_HEADER',

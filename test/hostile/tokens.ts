@@ -157,6 +157,27 @@ add(
 add(
   'soap11 token in the endpoint query',
   'soap11',
-  'AUTH_FAILED',
+  'TOKEN_IN_URL',
   soap11(`${V7}?token=${TOKEN}`, envelope('1.1', op('getNewsletter'))),
 );
+add(
+  'soap12 token in the endpoint query beside a valid wsAuthHeader',
+  'soap12',
+  'TOKEN_IN_URL',
+  soap12(`${V7}?x=1&%54oken=${TOKEN}`, envelope('1.2', op('getNewsletter'), AUTH)),
+);
+add(
+  'soap11 token in the query of a public endpoint',
+  'soap11',
+  'TOKEN_IN_URL',
+  soap11(`${PUBLIC}?token`, envelope('1.1', op('getBereich', '<bereichID>1</bereichID>'))),
+);
+add(
+  'soap11 an undecodable name in the endpoint query is still ignored',
+  'soap11',
+  'ok',
+  soap11(`${PUBLIC}?%zz=1`, envelope('1.1', op('getBereich', '<bereichID>1</bereichID>'))),
+);
+add('GET ?wsdl with a token in the query', 'http', 'TOKEN_IN_URL', get(`${V7}?wsdl&token=${TOKEN}`));
+add('GET ?disco with a token in the query', 'http', 'TOKEN_IN_URL', get(`${V6}?TOKEN=${TOKEN}&disco`));
+add('GET of a help page with a token in the query', 'http', 'TOKEN_IN_URL', get(`${PUBLIC}?token=${TOKEN}`));

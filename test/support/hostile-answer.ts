@@ -20,6 +20,7 @@ const ALLOWED_HEADERS = new Set([
   'allow',
   'www-authenticate',
   'retry-after',
+  'accept-encoding',
   'etag',
   'connection',
   'keep-alive',

@@ -9,7 +9,14 @@ import { findOperation } from '../../contract/operations.ts';
 import type { Binding, BindingName, Call, DecodeSettings, WireRequest } from '../binding.ts';
 import { single } from '../binding.ts';
 import { renderHttpError } from '../faults.ts';
-import { bearerToken, type FormPair, formParameters, hasTokenField, parseForm } from '../http-request.ts';
+import {
+  bearerToken,
+  type FormPair,
+  formParameters,
+  hasTokenField,
+  parseForm,
+  refuseTokenInUrl,
+} from '../http-request.ts';
 
 export const HTTP_CONTENT_TYPE = 'text/xml; charset=utf-8';
 
@@ -42,13 +49,7 @@ export function decodeHttpCall(
     );
   }
   const queryPairs = parseForm(request.query);
-  // Tokens in URLs end up in access logs and proxies; only headers and form bodies may carry them.
-  if (hasTokenField(queryPairs)) {
-    throw new ScoopError(
-      'TOKEN_IN_URL',
-      'A token must not be sent in the URL; use the Authorization header.',
-    );
-  }
+  if (hasTokenField(queryPairs)) refuseTokenInUrl();
   const { pairs, token: fromForm } = form
     ? form(operation, queryPairs)
     : { pairs: queryPairs, token: undefined };

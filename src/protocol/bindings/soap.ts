@@ -7,6 +7,7 @@
 import { type ErrorCode, ScoopError } from '../../contract/errors.ts';
 import { type Binding, type BindingName, single } from '../binding.ts';
 import { renderHttpError, renderSoapFault } from '../faults.ts';
+import { queryNamesToken, refuseTokenInUrl } from '../http-request.ts';
 import { SOAP_CONTENT_TYPE, type SoapVersion } from '../namespaces.ts';
 import { decodeSoapRequest, isSoapMediaType, SOAP11_MEDIA_TYPE, SOAP12_MEDIA_TYPE } from '../soap-request.ts';
 
@@ -35,6 +36,8 @@ export function soapBinding(version: SoapVersion): Binding {
     },
     readsBody: ({ mediaType }) => isSoapMediaType(mediaType),
     decode(request, settings) {
+      // The query is not read, but a token there has already reached logs and proxies.
+      if (queryNamesToken(request.query)) refuseTokenInUrl();
       const { mediaType } = request;
       if (request.target.kind !== 'endpoint' || !isSoapMediaType(mediaType) || request.body === undefined) {
         throw new ScoopError(

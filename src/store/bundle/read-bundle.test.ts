@@ -97,7 +97,7 @@ describe('unknown fields', () => {
     ['bilder', BILD, 'bilder[0] (bildID 2)'],
     ['artikel', { artikelID: 7 }, 'artikel[0] (artikelID 7)'],
     ['newsletter', { newsletterID: 1 }, 'newsletter[0] (newsletterID 1)'],
-    ['abonnements', { email: 'a@example.org' }, 'abonnements[0] (a@example.org)'],
+    ['abonnements', { email: 'a@example.org' }, 'abonnements[0]'],
   ];
   for (const [kind, record, where] of records) {
     test(`an unknown field in ${kind} is refused`, async () => {

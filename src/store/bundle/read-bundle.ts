@@ -198,8 +198,8 @@ export async function readBundle(folder: string, options: ReadOptions = {}): Pro
       const object = checkObject(item, at);
       const email = checkString(object.email, `${at}.email`).trim();
       if (email === '') throw new BundleError(`${at}.email`, 'must not be empty');
-      // The address is the key: errors name the record by it, as other kinds by their id.
-      const where = `${at} (${email})`;
+      // The key is an e-mail address, personal data: errors (and import_runs) name the record by its index only.
+      const where = at;
       refuseUnknownKeys(object, ['email', 'newsletterIDs'], where);
       const ids = checkArray(object.newsletterIDs ?? [], `${where}.newsletterIDs`).map((v, j) =>
         checkInt(v, `${where}.newsletterIDs[${j}]`),
