@@ -19,6 +19,8 @@ export interface ServeSettings {
   readonly httpMaxAge: number;
   readonly httpAuth: boolean;
   readonly maxBodyBytes: number;
+  /** Request bodies held at once by the process, all requests together. */
+  readonly maxBodyBytesInFlight: number;
   readonly maxListItems: number;
   readonly maxImageDimension: number;
   readonly xmlLimits: XmlLimits;
@@ -77,6 +79,15 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   listenBacklog: 4096,
   shutdownTimeoutMs: 10_000,
 };
+
+/**
+ * The largest legitimate request is under 2 KB (a getBild with SCOOP_MAX_LIST_ITEMS
+ * resizeModes in a SOAP envelope with its token header); 64 KiB leaves room for SOAP
+ * headers a client stack adds (WS-Addressing, a signature) many times over.
+ */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+/** 512 bodies at the default limit, or some 16,000 legitimate ones, at once. */
+export const DEFAULT_MAX_BODY_BYTES_IN_FLIGHT = 32 * 1024 * 1024;
 
 export const DEFAULT_DB = './data/scoop.db';
 export const DEFAULT_NAMESPACE = 'http://scoop.example.org/api';
@@ -210,7 +221,7 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
     trustProxy: onOff(env.SCOOP_TRUST_PROXY, false, 'SCOOP_TRUST_PROXY'),
     httpMaxAge: integer(env.SCOOP_HTTP_MAX_AGE, 60, 'SCOOP_HTTP_MAX_AGE', 0, 31_536_000),
     httpAuth: onOff(env.SCOOP_HTTP_AUTH, true, 'SCOOP_HTTP_AUTH'),
-    maxBodyBytes: integer(env.SCOOP_MAX_BODY_BYTES, 4 * 1024 * 1024, 'SCOOP_MAX_BODY_BYTES', 1024, 1 << 30),
+    ...bodyLimits(env),
     maxListItems: integer(env.SCOOP_MAX_LIST_ITEMS, 16, 'SCOOP_MAX_LIST_ITEMS', 1, 10_000),
     maxImageDimension: integer(env.SCOOP_MAX_IMAGE_DIMENSION, 4096, 'SCOOP_MAX_IMAGE_DIMENSION', 1, 65_535),
     xmlLimits: xmlLimits(env),
@@ -241,6 +252,30 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
     workers,
     deprecations: deprecatedSettings(env),
   };
+}
+
+function bodyLimits(env: Env): { maxBodyBytes: number; maxBodyBytesInFlight: number } {
+  const maxBodyBytes = integer(
+    env.SCOOP_MAX_BODY_BYTES,
+    DEFAULT_MAX_BODY_BYTES,
+    'SCOOP_MAX_BODY_BYTES',
+    1024,
+    1 << 30,
+  );
+  const maxBodyBytesInFlight = integer(
+    env.SCOOP_MAX_BODY_BYTES_IN_FLIGHT,
+    Math.max(DEFAULT_MAX_BODY_BYTES_IN_FLIGHT, maxBodyBytes),
+    'SCOOP_MAX_BODY_BYTES_IN_FLIGHT',
+    1024,
+    2 ** 40,
+  );
+  // A body the budget can never hold would be refused BUSY forever.
+  if (maxBodyBytesInFlight < maxBodyBytes) {
+    throw new SettingsError(
+      `SCOOP_MAX_BODY_BYTES_IN_FLIGHT (${maxBodyBytesInFlight}) must not be below SCOOP_MAX_BODY_BYTES (${maxBodyBytes})`,
+    );
+  }
+  return { maxBodyBytes, maxBodyBytesInFlight };
 }
 
 function xmlLimits(env: Env): XmlLimits {
