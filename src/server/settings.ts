@@ -290,6 +290,13 @@ function xmlLimits(env: Env): XmlLimits {
       4,
       10_000,
     ),
+    maxDocumentAttributes: integer(
+      env.SCOOP_XML_MAX_DOCUMENT_ATTRIBUTES,
+      d.maxDocumentAttributes,
+      'SCOOP_XML_MAX_DOCUMENT_ATTRIBUTES',
+      4,
+      10_000_000,
+    ),
     maxNameLength: integer(
       env.SCOOP_XML_MAX_NAME_LENGTH,
       d.maxNameLength,
@@ -301,6 +308,13 @@ function xmlLimits(env: Env): XmlLimits {
       env.SCOOP_XML_MAX_TEXT_LENGTH,
       d.maxTextLength,
       'SCOOP_XML_MAX_TEXT_LENGTH',
+      64,
+      1 << 30,
+    ),
+    maxAttributeLength: integer(
+      env.SCOOP_XML_MAX_ATTRIBUTE_LENGTH,
+      d.maxAttributeLength,
+      'SCOOP_XML_MAX_ATTRIBUTE_LENGTH',
       64,
       1 << 30,
     ),
