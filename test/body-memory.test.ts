@@ -101,6 +101,6 @@ test(`${CONNECTIONS} uploads of 4 MiB − 1 byte with SCOOP_MAX_BODY_BYTES=4 MiB
     `RSS ${r.start.toFixed(0)} → peak ${r.peak.toFixed(0)} → ${r.end.toFixed(0)} MB; ${JSON.stringify(r.counts)}`,
   );
   assert.ok(r.peak - r.start < 250, `RSS grew by ${(r.peak - r.start).toFixed(0)} MB`);
-  assert.ok(r.end - r.start < 80, `RSS stayed ${(r.end - r.start).toFixed(0)} MB above the start`);
+  assert.ok(r.end - r.start < 100, `RSS stayed ${(r.end - r.start).toFixed(0)} MB above the start`);
   assert.ok((r.counts.BUSY ?? 0) > 0, 'some were refused BUSY');
 });

@@ -36,8 +36,10 @@ export function collectBody(
   done: (error: ScoopError | undefined, body: Buffer | undefined) => void,
   afterRefusal?: (req: RequestLike) => void,
 ): void {
-  const header = req.headers['content-length'];
-  const declared = header === undefined ? undefined : Number(header);
+  // node's parser refuses a Content-Length that is not a number; one that still is not
+  // (a fake's) is left to the chunks, so the budget never counts a NaN.
+  const header = Number(req.headers['content-length'] ?? Number.NaN);
+  const declared = Number.isFinite(header) ? header : undefined;
   if (declared !== undefined && declared > maxBytes) {
     done(tooLarge(req, maxBytes, afterRefusal), undefined);
     return;
