@@ -30,6 +30,8 @@ const SMALL = {
   SCOOP_XML_MAX_ATTRIBUTES: '5',
   SCOOP_XML_MAX_NAME_LENGTH: '20',
   SCOOP_XML_MAX_TEXT_LENGTH: '100',
+  SCOOP_XML_MAX_DOCUMENT_ATTRIBUTES: '8',
+  SCOOP_XML_MAX_ATTRIBUTE_LENGTH: '64',
   SCOOP_LISTEN_BACKLOG: '123',
 };
 
@@ -116,6 +118,17 @@ const CASES: readonly Case[] = [
   {
     setting: 'SCOOP_XML_MAX_TEXT_LENGTH',
     request: soap('', '', `${' '.repeat(150)}1`),
+    code: 'XML_LIMIT_EXCEEDED',
+  },
+  // Two declarations on the envelope and the operation, and 4 + 4 here: 10, each element under 5.
+  {
+    setting: 'SCOOP_XML_MAX_DOCUMENT_ATTRIBUTES',
+    request: soap('<x a="1" b="2" c="3" d="4"/><y a="1" b="2" c="3" d="4"/>'),
+    code: 'XML_LIMIT_EXCEEDED',
+  },
+  {
+    setting: 'SCOOP_XML_MAX_ATTRIBUTE_LENGTH',
+    request: soap(`<x a="${'v'.repeat(80)}"/>`),
     code: 'XML_LIMIT_EXCEEDED',
   },
 ];

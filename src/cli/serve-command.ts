@@ -177,6 +177,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       responseCacheBytes: settings.responseCacheBytes,
       httpAuth: settings.httpAuth,
       maxBodyBytes: settings.maxBodyBytes,
+      maxBodyBytesInFlight: settings.maxBodyBytesInFlight,
       maxListItems: settings.maxListItems,
       xmlLimits: settings.xmlLimits,
       service: { maxImageDimension: settings.maxImageDimension },

@@ -41,7 +41,8 @@ export const ERRORS = {
   BUSY: {
     status: 503,
     side: 'server',
-    summary: 'Every resize slot and queue place is taken; retry after the Retry-After seconds.',
+    summary:
+      'Every resize slot and queue place, or the budget of request bodies in flight, is taken; retry after the Retry-After seconds.',
   },
   AUTH_FAILED: {
     status: 401,

@@ -147,8 +147,10 @@ const xmlLimits: fc.Arbitrary<XmlLimits> = fc.oneof(
       maxDepth: fc.integer({ min: 1, max: 8 }),
       maxElements: fc.integer({ min: 1, max: 20 }),
       maxAttributes: fc.integer({ min: 0, max: 4 }),
+      maxDocumentAttributes: fc.integer({ min: 0, max: 8 }),
       maxNameLength: fc.integer({ min: 1, max: 20 }),
       maxTextLength: fc.integer({ min: 0, max: 64 }),
+      maxAttributeLength: fc.integer({ min: 0, max: 64 }),
     }),
   },
 );

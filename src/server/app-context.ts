@@ -7,6 +7,7 @@ import type { DecodeSettings } from '../protocol/binding.ts';
 import type { OperationWriter } from '../protocol/serialize.ts';
 import type { ServiceContext } from '../service/handlers.ts';
 import type { ContentStore } from '../store/content-store.ts';
+import type { BodyBudget } from './body-budget.ts';
 import type { DescribeRoutes } from './describe-routes.ts';
 import type { RequestLike } from './exchange.ts';
 import type { RateLimiter } from './rate-limit.ts';
@@ -22,6 +23,8 @@ export interface AppContext {
   readonly httpMaxAge: number;
   readonly maxHeaders: number;
   readonly maxBodyBytes: number;
+  /** Request bodies held at once, all requests together (SCOOP_MAX_BODY_BYTES_IN_FLIGHT). */
+  readonly bodyBudget: BodyBudget;
   readonly maxListItems: number;
   readonly authenticator: Authenticator;
   readonly rateLimiter: RateLimiter | undefined;

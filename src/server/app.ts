@@ -15,13 +15,14 @@ import type { ServiceOptions } from '../service/handlers.ts';
 import type { ContentStore } from '../store/content-store.ts';
 import type { XmlLimits } from '../xml/reader.ts';
 import type { AppContext } from './app-context.ts';
+import { BodyBudget } from './body-budget.ts';
 import { createDescribeRoutes } from './describe-routes.ts';
 import { Exchange, type RequestLike, type ResponseLike } from './exchange.ts';
 import { runStages, type Stage } from './pipeline.ts';
 import { type RateLimit, RateLimiter } from './rate-limit.ts';
 import { refuser } from './refuse.ts';
 import { ResponseCache } from './response-cache.ts';
-import { DEFAULT_SERVER_LIMITS } from './settings.ts';
+import { DEFAULT_MAX_BODY_BYTES_IN_FLIGHT, DEFAULT_SERVER_LIMITS } from './settings.ts';
 import { admit } from './stages/admit.ts';
 import { authenticate } from './stages/authenticate.ts';
 import { cachedAnswer } from './stages/cached-answer.ts';
@@ -52,6 +53,8 @@ export interface AppOptions {
   /** Whether HTTP GET/POST calls of `scoop.asmx` operations need a token. */
   readonly httpAuth: boolean;
   readonly maxBodyBytes: number;
+  /** Request bodies held at once, all requests together; the default when absent. */
+  readonly maxBodyBytesInFlight?: number;
   readonly maxListItems: number;
   readonly xmlLimits: XmlLimits;
   readonly service: ServiceOptions;
@@ -89,6 +92,9 @@ function context(options: AppOptions): AppContext {
     httpMaxAge: options.httpMaxAge ?? 60,
     maxHeaders: options.maxHeaders ?? DEFAULT_SERVER_LIMITS.maxHeaders,
     maxBodyBytes: options.maxBodyBytes,
+    bodyBudget: new BodyBudget(
+      options.maxBodyBytesInFlight ?? Math.max(DEFAULT_MAX_BODY_BYTES_IN_FLIGHT, options.maxBodyBytes),
+    ),
     maxListItems: options.maxListItems,
     authenticator: new Authenticator(options.store),
     rateLimiter: options.rateLimit ? new RateLimiter(options.rateLimit, metrics) : undefined,

@@ -215,3 +215,20 @@ describe('renamed settings: an old name still works, with one warning for the lo
     assert.deepEqual(deprecatedSettings(env), lines);
   });
 });
+
+test('request bodies: 64 KiB each, 32 MiB in flight; the budget at least one body, raised with it', () => {
+  const defaults = serveSettings({}, {});
+  assert.equal(defaults.maxBodyBytes, 65_536);
+  assert.equal(defaults.maxBodyBytesInFlight, 33_554_432);
+  const raised = serveSettings({}, { SCOOP_MAX_BODY_BYTES: String(64 * 1024 * 1024) });
+  assert.equal(raised.maxBodyBytesInFlight, 64 * 1024 * 1024);
+  assert.equal(
+    serveSettings({}, { SCOOP_MAX_BODY_BYTES_IN_FLIGHT: '1048576' }).maxBodyBytesInFlight,
+    1_048_576,
+  );
+  assert.throws(
+    () => serveSettings({}, { SCOOP_MAX_BODY_BYTES: '200000', SCOOP_MAX_BODY_BYTES_IN_FLIGHT: '100000' }),
+    (e: unknown) =>
+      e instanceof SettingsError && /SCOOP_MAX_BODY_BYTES_IN_FLIGHT .* SCOOP_MAX_BODY_BYTES/.test(e.message),
+  );
+});

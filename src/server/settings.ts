@@ -6,9 +6,39 @@ import path from 'node:path';
 import { parseColour } from '../images/colour.ts';
 import { DEFAULT_IMAGE_SETTINGS, type ImageSettings, workerShare } from '../images/image-service.ts';
 import { isPostgresUrl } from '../store/postgres/location.ts';
-import { DEFAULT_XML_LIMITS, type XmlLimits } from '../xml/reader.ts';
+import type { XmlLimits } from '../xml/reader.ts';
 import { isHostName } from './admin-hosts.ts';
+import {
+  bodyLimits,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_BODY_BYTES_IN_FLIGHT,
+  DEFAULT_SERVER_LIMITS,
+  rateLimit,
+  type ServerLimits,
+  serverLimits,
+  xmlLimits,
+} from './limit-settings.ts';
 import type { RateLimit } from './rate-limit.ts';
+import {
+  deprecatedSettings,
+  type Env,
+  type Flags,
+  integer,
+  onOff,
+  pick,
+  renamed,
+  SettingsError,
+} from './setting-values.ts';
+
+export {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_BODY_BYTES_IN_FLIGHT,
+  DEFAULT_SERVER_LIMITS,
+  deprecatedSettings,
+  type Flags,
+  type ServerLimits,
+  SettingsError,
+};
 
 export interface ServeSettings {
   readonly host: string;
@@ -20,6 +50,8 @@ export interface ServeSettings {
   readonly httpMaxAge: number;
   readonly httpAuth: boolean;
   readonly maxBodyBytes: number;
+  /** Request bodies held at once by the process, all requests together. */
+  readonly maxBodyBytesInFlight: number;
   readonly maxListItems: number;
   readonly maxImageDimension: number;
   readonly xmlLimits: XmlLimits;
@@ -53,98 +85,8 @@ export interface Base64CacheSettings {
   readonly chosen: boolean;
 }
 
-/** Transport limits of the HTTP server (node:http), each configurable. */
-export interface ServerLimits {
-  readonly headersTimeoutMs: number;
-  readonly requestTimeoutMs: number;
-  readonly keepAliveTimeoutMs: number;
-  readonly maxHeaderBytes: number;
-  readonly maxHeaders: number;
-  readonly maxConnections: number;
-  /**
-   * Connections the kernel queues before the server accepts them. Node's default of 511
-   * overflows when many clients connect at once (their SYNs are dropped and retried after
-   * 1, 3, 7 s); the kernel caps the value at net.core.somaxconn.
-   */
-  readonly listenBacklog: number;
-  readonly shutdownTimeoutMs: number;
-}
-
-export const DEFAULT_SERVER_LIMITS: ServerLimits = {
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
-  maxHeaderBytes: 16 * 1024,
-  maxHeaders: 64,
-  maxConnections: 4096,
-  listenBacklog: 4096,
-  shutdownTimeoutMs: 10_000,
-};
-
 export const DEFAULT_DB = './data/scoop.db';
 export const DEFAULT_NAMESPACE = 'http://scoop.example.org/api';
-
-export type Flags = Readonly<Record<string, string | boolean | undefined>>;
-type Env = Readonly<Record<string, string | undefined>>;
-
-export class SettingsError extends Error {}
-
-/** Settings renamed, new name → old name: the old one is still read, with a warning at start. */
-const RENAMED: ReadonlyMap<string, string> = new Map([
-  ['SCOOP_BASE64_CACHE_DIR', 'SCOOP_BINARY_CACHE_DIR'],
-  ['SCOOP_BASE64_CACHE_BYTES', 'SCOOP_BINARY_CACHE_BYTES'],
-  ['SCOOP_VARIANT_CACHE_DIR', 'SCOOP_VARIANT_DIR'],
-]);
-
-/** A renamed setting's value, and the variable it was read from: its name, else its old name. */
-function renamed(env: Env, name: string): { value: string | undefined; variable: string } {
-  const old = RENAMED.get(name)!;
-  if (env[name] !== undefined || env[old] === undefined) return { value: env[name], variable: name };
-  return { value: env[old], variable: old };
-}
-
-/** One line for each renamed setting given under its old name, naming the new one. */
-export function deprecatedSettings(env: Env): string[] {
-  const lines: string[] = [];
-  for (const [name, old] of RENAMED) {
-    if (env[old] === undefined) continue;
-    lines.push(
-      env[name] === undefined
-        ? `${old} is deprecated: it is read as ${name}, the name to use from now on`
-        : `${old} is deprecated and ignored: ${name} is set too, and wins`,
-    );
-  }
-  return lines;
-}
-
-function pick(flags: Flags, flag: string, env: Env, variable: string): string | undefined {
-  const fromFlag = flags[flag];
-  if (typeof fromFlag === 'string') return fromFlag;
-  const fromEnv = env[variable];
-  return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
-}
-
-function integer(
-  value: string | undefined,
-  fallback: number,
-  name: string,
-  min: number,
-  max: number,
-): number {
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
-    throw new SettingsError(`${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(value)}`);
-  }
-  return Number(value);
-}
-
-function onOff(value: string | undefined, fallback: boolean, name: string): boolean {
-  if (value === undefined) return fallback;
-  const v = value.trim().toLowerCase();
-  if (['on', 'true', '1', 'yes'].includes(v)) return true;
-  if (['off', 'false', '0', 'no'].includes(v)) return false;
-  throw new SettingsError(`${name} must be on or off, not ${JSON.stringify(value)}`);
-}
 
 /**
  * The base that WSDL addresses are built on: an http(s) URL with a host and an optional
@@ -226,7 +168,7 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
     trustProxy: onOff(env.SCOOP_TRUST_PROXY, false, 'SCOOP_TRUST_PROXY'),
     httpMaxAge: integer(env.SCOOP_HTTP_MAX_AGE, 60, 'SCOOP_HTTP_MAX_AGE', 0, 31_536_000),
     httpAuth: onOff(env.SCOOP_HTTP_AUTH, true, 'SCOOP_HTTP_AUTH'),
-    maxBodyBytes: integer(env.SCOOP_MAX_BODY_BYTES, 4 * 1024 * 1024, 'SCOOP_MAX_BODY_BYTES', 1024, 1 << 30),
+    ...bodyLimits(env),
     maxListItems: integer(env.SCOOP_MAX_LIST_ITEMS, 16, 'SCOOP_MAX_LIST_ITEMS', 1, 10_000),
     maxImageDimension: integer(env.SCOOP_MAX_IMAGE_DIMENSION, 4096, 'SCOOP_MAX_IMAGE_DIMENSION', 1, 65_535),
     xmlLimits: xmlLimits(env),
@@ -270,79 +212,6 @@ function logLevel(value: string | undefined): string {
       `SCOOP_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not ${JSON.stringify(value)}`,
     );
   return level;
-}
-
-function xmlLimits(env: Env): XmlLimits {
-  const d = DEFAULT_XML_LIMITS;
-  return {
-    maxDepth: integer(env.SCOOP_XML_MAX_DEPTH, d.maxDepth, 'SCOOP_XML_MAX_DEPTH', 4, 1000),
-    maxElements: integer(env.SCOOP_XML_MAX_ELEMENTS, d.maxElements, 'SCOOP_XML_MAX_ELEMENTS', 16, 10_000_000),
-    maxAttributes: integer(
-      env.SCOOP_XML_MAX_ATTRIBUTES,
-      d.maxAttributes,
-      'SCOOP_XML_MAX_ATTRIBUTES',
-      4,
-      10_000,
-    ),
-    maxNameLength: integer(
-      env.SCOOP_XML_MAX_NAME_LENGTH,
-      d.maxNameLength,
-      'SCOOP_XML_MAX_NAME_LENGTH',
-      16,
-      65_536,
-    ),
-    maxTextLength: integer(
-      env.SCOOP_XML_MAX_TEXT_LENGTH,
-      d.maxTextLength,
-      'SCOOP_XML_MAX_TEXT_LENGTH',
-      64,
-      1 << 30,
-    ),
-  };
-}
-
-function serverLimits(env: Env): ServerLimits {
-  const d = DEFAULT_SERVER_LIMITS;
-  const ms = (name: string, fallback: number) => integer(env[name], fallback, name, 100, 3_600_000);
-  const headersTimeoutMs = ms('SCOOP_HEADERS_TIMEOUT_MS', d.headersTimeoutMs);
-  const requestTimeoutMs = ms('SCOOP_REQUEST_TIMEOUT_MS', d.requestTimeoutMs);
-  // The head is part of the request: node refuses to start with a longer head timeout.
-  if (headersTimeoutMs > requestTimeoutMs) {
-    throw new SettingsError(
-      `SCOOP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed SCOOP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
-    );
-  }
-  return {
-    headersTimeoutMs,
-    requestTimeoutMs,
-    keepAliveTimeoutMs: ms('SCOOP_KEEP_ALIVE_TIMEOUT_MS', d.keepAliveTimeoutMs),
-    maxHeaderBytes: integer(
-      env.SCOOP_MAX_HEADER_BYTES,
-      d.maxHeaderBytes,
-      'SCOOP_MAX_HEADER_BYTES',
-      1024,
-      1 << 20,
-    ),
-    maxHeaders: integer(env.SCOOP_MAX_HEADERS, d.maxHeaders, 'SCOOP_MAX_HEADERS', 8, 1000),
-    maxConnections: integer(
-      env.SCOOP_MAX_CONNECTIONS,
-      d.maxConnections,
-      'SCOOP_MAX_CONNECTIONS',
-      1,
-      1_000_000,
-    ),
-    listenBacklog: integer(env.SCOOP_LISTEN_BACKLOG, d.listenBacklog, 'SCOOP_LISTEN_BACKLOG', 1, 65_535),
-    shutdownTimeoutMs: ms('SCOOP_SHUTDOWN_TIMEOUT_MS', d.shutdownTimeoutMs),
-  };
-}
-
-function rateLimit(env: Env): RateLimit | undefined {
-  const perSecond = integer(env.SCOOP_RATE_LIMIT, 0, 'SCOOP_RATE_LIMIT', 0, 1_000_000);
-  if (perSecond === 0) return undefined;
-  return {
-    perSecond,
-    burst: integer(env.SCOOP_RATE_BURST, perSecond * 2, 'SCOOP_RATE_BURST', 1, 10_000_000),
-  };
 }
 
 /**

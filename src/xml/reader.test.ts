@@ -23,6 +23,12 @@ function inScope(namespaces: Readonly<Record<string, string>>): Record<string, s
   return flat;
 }
 
+function attributes(count: number): string {
+  let out = '';
+  for (let i = 0; i < count; i++) out += ` a${i}="${i}"`;
+  return out;
+}
+
 function nested(depth: number): string {
   return `${'<e>'.repeat(depth)}${'</e>'.repeat(depth)}`;
 }
@@ -256,8 +262,10 @@ describe('parseXml: limits', () => {
       maxDepth: 32,
       maxElements: 10_000,
       maxAttributes: 64,
+      maxDocumentAttributes: 2048,
       maxNameLength: 256,
       maxTextLength: 1_048_576,
+      maxAttributeLength: 65_536,
     });
   });
 
@@ -301,6 +309,29 @@ describe('parseXml: limits', () => {
     assertXmlError(() => parseXml('<a xmlns="urn:a" xmlns:p="urn:p" x="1"/>', l), 'limit');
     const { root } = parseXml('<a x="1" y="2"><b x="1" y="2"/><c x="1" y="2"/></a>', l);
     assert.equal(root.children.length, 2);
+  });
+
+  test('attributes in the document: exactly maxDocumentAttributes pass, one more is refused', () => {
+    const l = limits({ maxDocumentAttributes: 4 });
+    assert.equal(parseXml('<a xmlns="urn:a" x="1"><b y="1"/><c z="1"/></a>', l).root.children.length, 2);
+    const error = assertXmlError(
+      () => parseXml('<a xmlns="urn:a" x="1"><b y="1"/><c z="1" w="1"/></a>', l),
+      'limit',
+    );
+    assert.match(error.message, /number of attributes in the document/);
+  });
+
+  test('attributes in the document: the default refuses 2,049, each element well under its own limit', () => {
+    const element = (n: number) => `<h${attributes(n)}/>`;
+    parseXml(`<r>${element(32).repeat(64)}</r>`);
+    assertXmlError(() => parseXml(`<r>${element(32).repeat(64)}${element(1)}</r>`), 'limit');
+  });
+
+  test('attribute value length: 64 KiB by default, as Apache CXF; a 1 MiB value is refused', () => {
+    parseXml(`<a v="${'x'.repeat(65_536)}"/>`);
+    const error = assertXmlError(() => parseXml(`<a v="${'x'.repeat(65_537)}"/>`), 'limit');
+    assert.match(error.message, /attribute value length/);
+    assertXmlError(() => parseXml(`<a v="${'x'.repeat(1_048_576)}"/>`), 'limit');
   });
 
   test('name length: an element name of maxNameLength passes, one longer is refused', () => {
