@@ -70,6 +70,11 @@ describe('operators’ mistakes', () => {
       assert.equal(run.stdout, '');
     }
     assert.throws(() => readFileSync(typo), /ENOENT/);
+    // …unless migrate is told to (the first start of a SQLite deployment, docs/deploy.md).
+    const created = await runScoop(['migrate', '--create', '--db', typo]);
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stderr, /created a new store at .*typo\/scoop\.db/);
+    assert.match(created.stdout, /schema version \d+ \(applied 1/);
   });
 
   test('the public port in use names SCOOP_PORT; the admin port in use names SCOOP_ADMIN_PORT', async () => {

@@ -13,6 +13,14 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { promisify } from 'node:util';
 import { serveSettings } from '../src/server/settings.ts';
+
+/** Where the serve settings are read (settings.ts and the modules it is split into). */
+const SETTINGS_SOURCES = [
+  'src/server/settings.ts',
+  'src/server/limit-settings.ts',
+  'src/server/setting-values.ts',
+];
+
 import { isPostgresUrl } from '../src/store/postgres/location.ts';
 
 const run = promisify(execFile);
@@ -34,7 +42,7 @@ test('the systemd units verify', { timeout: 620_000 }, async () => {
 
 test('the environment files set only documented settings', () => {
   const documented = readFileSync('README.md', 'utf8') + readFileSync('docs/operations.md', 'utf8');
-  const read = readFileSync('src/server/settings.ts', 'utf8');
+  const read = SETTINGS_SOURCES.map((file) => readFileSync(file, 'utf8')).join('\n');
   const envFiles = files.filter((f) => f.endsWith('.env'));
   assert.ok(envFiles.length >= 3);
   for (const file of envFiles) {
@@ -104,6 +112,6 @@ test('the units start after PostgreSQL, and the instances migrate before serving
       );
   }
   assert.deepEqual(unitValues('scoop@.service', 'ExecStartPre'), [
-    '/usr/bin/node /opt/scoop/bin/scoop.js migrate',
+    '/usr/bin/node /opt/scoop/bin/scoop.js migrate --create',
   ]);
 });

@@ -58,7 +58,7 @@ test('serving on a non-loopback address without a public URL logs a warning at s
   await listeningUrl(open);
   const warning = open.lines.find(warned);
   assert.ok(warning, 'a warning line');
-  assert.equal(warning.level, 40);
+  assert.equal(warning.level, 'warn');
   assert.match(
     String(warning.msg),
     /serving on 0\.0\.0\.0 without SCOOP_PUBLIC_URL: WSDL and DISCO addresses follow/,
