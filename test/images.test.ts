@@ -265,6 +265,40 @@ describe('a full resize queue answers BUSY with Retry-After, and nothing else wa
   });
 });
 
+describe('a client that leaves while its resize waits for a slot', () => {
+  test('its queued resize is dropped and never runs', async () => {
+    const held = controlledResizer(true);
+    const images = await ImageService.open(
+      { ...TEST_IMAGE_SETTINGS, concurrency: 1, maxWaiting: 4 },
+      { resizer: held.resizer },
+    );
+    const f = await startFixture({ images }, [REFERENCE_BUNDLE, bundle]);
+    try {
+      const blocking = get(f, bildQuery(300, 10, 10));
+      while (held.calls === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const client = new AbortController();
+      const leaving = fetch(`${f.server.url}${PUBLIC}/getBild?${bildQuery(300, 21, 21)}`, {
+        signal: client.signal,
+      }).catch((error: unknown) => error);
+      while (images.queue.stats.waiting === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      client.abort();
+      await leaving;
+      // The server sees the connection close and takes the request out of the queue.
+      const deadline = Date.now() + 5_000;
+      while (images.queue.stats.waiting !== 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      assert.deepEqual(images.queue.stats, { running: 1, waiting: 0 });
+      held.open();
+      assert.equal((await blocking).status, 200);
+      assert.equal(held.calls, 1, 'the resize of the client that left never ran');
+    } finally {
+      held.open();
+      await f.stop();
+    }
+  });
+});
+
 describe('the variant cache', () => {
   const cacheDir = s.dir();
 

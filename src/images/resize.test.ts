@@ -13,6 +13,7 @@ import {
   encodeRaw,
   GREEN,
   halves,
+  hostileSvg,
   pngBomb,
   pngChunk,
   RED,
@@ -27,7 +28,13 @@ import { DEFAULT_BACKGROUND, parseColour } from './colour.ts';
 import { planFor } from './modes.ts';
 import { type ResizeLimits, resizeImage } from './resize.ts';
 
-const LIMITS: ResizeLimits = { maxPixels: 40_000_000, maxDimension: 4096, background: DEFAULT_BACKGROUND };
+const LIMITS: ResizeLimits = {
+  maxPixels: 40_000_000,
+  maxDimension: 4096,
+  background: DEFAULT_BACKGROUND,
+  timeoutSeconds: 10,
+  svg: true,
+};
 const GPS = {
   GPSLatitudeRef: 'N',
   GPSLatitude: '52/1 31/1 12/1',
@@ -438,6 +445,28 @@ describe('limits', () => {
     // Decoding it would take 900 MB (8 bits per pixel) and seconds; refusing takes neither.
     assert.ok(grownMb < 50, `RSS grew by ${grownMb.toFixed(1)} MB`);
     assert.ok(ms < 1000, `${ms.toFixed(0)} ms`);
+  });
+
+  test('an SVG is not rasterised unless SVG resizing is on', async () => {
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>');
+    await refused(
+      resize(svg, 5, 5, [], { ...LIMITS, svg: false }),
+      'IMAGE_NOT_RESIZABLE',
+      /SVG, which this server does not rasterise/,
+    );
+  });
+
+  test('a resize running past the timeout is refused as IMAGE_TOO_COMPLEX', async (t) => {
+    // Unbounded this takes 20 s and more; libvips checks the clock between the regions
+    // librsvg renders, each seconds long for this one, so a 1 s timeout ends it in ~5 s
+    // on a quiet machine. The time is shown, not asserted: this machine is shared.
+    const started = performance.now();
+    await refused(
+      resize(hostileSvg(3000, 200), 3000, 0, [], { ...LIMITS, timeoutSeconds: 1 }),
+      'IMAGE_TOO_COMPLEX',
+      /more than the 1 s allowed/,
+    );
+    t.diagnostic(`refused after ${(performance.now() - started).toFixed(0)} ms`);
   });
 
   test('bytes that are not an image are IMAGE_NOT_RESIZABLE', async () => {
