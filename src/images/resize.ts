@@ -6,7 +6,7 @@
 import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import { ScoopError } from '../contract/errors.ts';
 import { paddingFor, type Rgba } from './colour.ts';
-import { type OutputFormat, outputFormatFor } from './formats.ts';
+import { hasRasterSignature, type OutputFormat, outputFormatFor } from './formats.ts';
 import { boxFor, layoutFor } from './geometry.ts';
 import type { ResizePlan } from './modes.ts';
 
@@ -93,6 +93,12 @@ function undecodable(): ScoopError {
 }
 
 export const resizeImage: Resizer = async (input, request, limits) => {
+  if (!limits.svg && !hasRasterSignature(input)) {
+    throw new ScoopError(
+      'IMAGE_NOT_RESIZABLE',
+      `The image data is not JPEG, PNG, WebP, GIF, TIFF or AVIF (SVG is rasterised only with SCOOP_RESIZE_SVG=on), so it cannot be decoded for resizing; ${AS_STORED}.`,
+    );
+  }
   const options = inputOptions(limits);
   let header: Metadata;
   try {
