@@ -106,4 +106,12 @@ describe('a resize whose clients have all gone is dropped from the queue', () =>
     assert.equal((await again).size, 1);
     assert.deepEqual(widths, [10, 30]);
   });
+
+  test('a request whose client has already gone does not queue at all', async () => {
+    const { open, widths, service } = held();
+    await assert.rejects(service.variant(blob, request(40), AbortSignal.abort()), { code: 'CLIENT_CLOSED' });
+    open();
+    assert.deepEqual(widths, []);
+    assert.deepEqual(service.queue.stats, { running: 0, waiting: 0 });
+  });
 });

@@ -10,7 +10,7 @@ import type { ResizeMode } from '../contract/types.ts';
 import type { StoredBlob } from '../store/content-store.ts';
 import { colourHex, DEFAULT_BACKGROUND, type Rgba } from './colour.ts';
 import { planFor, planName } from './modes.ts';
-import { ResizeQueue } from './queue.ts';
+import { abandoned, ResizeQueue } from './queue.ts';
 import { RESIZE_PIPELINE, type Resizer, resizeImage } from './resize.ts';
 import { type Variant, VariantCache } from './variant-cache.ts';
 
@@ -207,6 +207,7 @@ export class ImageService {
     const { background, maxPixels, timeoutSeconds, svg } = this.settings;
     const limits = { maxPixels, maxDimension, background, timeoutSeconds, svg };
     for (;;) {
+      if (signal?.aborted) throw abandoned();
       let interest = this.interests.get(key);
       if (!interest || interest.idle) {
         interest = new Interest();

@@ -3,8 +3,8 @@
  * request beyond that is refused at once as BUSY rather than piling up, so a resize
  * storm costs bounded memory and CPU and the other operations keep being answered.
  * A waiting request whose `signal` fires leaves the queue and never runs; a running one
- * keeps its slot until sharp returns (bounded by its timeout), since libvips cannot be
- * stopped from outside: freeing the slot early would let clients that connect and leave
+ * keeps its slot until sharp returns (about at its timeout, for raster images), since
+ * libvips cannot be stopped from outside: freeing the slot early would let clients that connect and leave
  * start any number of resizes at once.
  */
 import { ScoopError } from '../contract/errors.ts';
