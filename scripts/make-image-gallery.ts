@@ -38,6 +38,8 @@ const LIMITS: ResizeLimits = {
   maxPixels: 40_000_000,
   maxDimension: 4096,
   background: parseColour('#c8c8c8')!,
+  timeoutSeconds: 10,
+  svg: false,
 };
 
 type Rgb = readonly [number, number, number];

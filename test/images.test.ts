@@ -25,6 +25,9 @@ const s = scratch();
 const NS = 'http://scoop.example.org/api';
 const PUBLIC = '/scoop/api/v6/public.asmx';
 
+const PLAN_SVG = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50"><rect width="100" height="50" fill="#00ff00"/></svg>',
+);
 let bandsPng: Buffer;
 let gpsJpeg: Buffer;
 let bomb: Buffer;
@@ -37,9 +40,10 @@ function bildBundle(png: Buffer): string {
         { bildID: 300, file: 'files/markt.png', filename: 'markt.png', mimetype: 'image/png' },
         { bildID: 301, file: 'files/gps.jpg', filename: 'gps.jpg', mimetype: 'image/jpeg' },
         { bildID: 302, file: 'files/bombe.png', filename: 'bombe.png', mimetype: 'image/png' },
+        { bildID: 303, file: 'files/plan.svg', filename: 'plan.svg', mimetype: 'image/svg+xml' },
       ],
     }),
-    { 'files/markt.png': png, 'files/gps.jpg': gpsJpeg, 'files/bombe.png': bomb },
+    { 'files/markt.png': png, 'files/gps.jpg': gpsJpeg, 'files/bombe.png': bomb, 'files/plan.svg': PLAN_SVG },
   );
 }
 
@@ -215,6 +219,23 @@ describe('getBild resizes, on every binding', () => {
     assert.equal(field(stored.text, 'size'), String(bomb.length));
   });
 
+  test('an SVG is not rasterised by default (IMAGE_NOT_RESIZABLE); 0×0 returns it as stored', async () => {
+    const refused = await get(f, bildQuery(303, 40, 0));
+    assert.equal(refused.status, 422);
+    assert.equal(field(refused.text, 'code'), 'IMAGE_NOT_RESIZABLE');
+    const stored = await get(f, bildQuery(303, 0, 0));
+    assert.equal(stored.status, 200);
+    assert.deepEqual(dataOf(stored), PLAN_SVG);
+    assert.equal(field(stored.text, 'mimetype'), 'image/svg+xml');
+    await withServer({ svg: true }, {}, async (on) => {
+      const resized = await get(on, bildQuery(303, 40, 0));
+      assert.equal(resized.status, 200);
+      assert.equal(field(resized.text, 'mimetype'), 'image/png');
+      assert.equal(field(resized.text, 'filename'), 'plan.png');
+      assertColour((await decode(dataOf(resized))).pixel(20, 10), GREEN, 'fill');
+    });
+  });
+
   test('width above SCOOP_MAX_IMAGE_DIMENSION is still INVALID_PARAMETER', async () => {
     const answer = await get(f, bildQuery(300, 4097, 10));
     assert.equal(answer.status, 400);
@@ -262,6 +283,40 @@ describe('a full resize queue answers BUSY with Retry-After, and nothing else wa
     held.open();
     assert.equal((await blocking).status, 200);
     assert.equal((await get(f, bildQuery(300, 11, 11))).status, 200);
+  });
+});
+
+describe('a client that leaves while its resize waits for a slot', () => {
+  test('its queued resize is dropped and never runs', async () => {
+    const held = controlledResizer(true);
+    const images = await ImageService.open(
+      { ...TEST_IMAGE_SETTINGS, concurrency: 1, maxWaiting: 4 },
+      { resizer: held.resizer },
+    );
+    const f = await startFixture({ images }, [REFERENCE_BUNDLE, bundle]);
+    try {
+      const blocking = get(f, bildQuery(300, 10, 10));
+      while (held.calls === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const client = new AbortController();
+      const leaving = fetch(`${f.server.url}${PUBLIC}/getBild?${bildQuery(300, 21, 21)}`, {
+        signal: client.signal,
+      }).catch((error: unknown) => error);
+      while (images.queue.stats.waiting === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      client.abort();
+      await leaving;
+      // The server sees the connection close and takes the request out of the queue.
+      const deadline = Date.now() + 5_000;
+      while (images.queue.stats.waiting !== 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      assert.deepEqual(images.queue.stats, { running: 1, waiting: 0 });
+      held.open();
+      assert.equal((await blocking).status, 200);
+      assert.equal(held.calls, 1, 'the resize of the client that left never ran');
+    } finally {
+      held.open();
+      await f.stop();
+    }
   });
 });
 

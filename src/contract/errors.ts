@@ -38,6 +38,18 @@ export const ERRORS = {
     side: 'client',
     summary: 'The stored image is not in a format getBild resizes, or cannot be decoded (0×0 returns it).',
   },
+  IMAGE_TOO_COMPLEX: {
+    status: 422,
+    side: 'client',
+    summary:
+      'Resizing the stored image took longer than SCOOP_RESIZE_TIMEOUT_SECONDS, so it is not resized (0×0 returns it).',
+  },
+  CLIENT_CLOSED: {
+    status: 499,
+    side: 'client',
+    summary:
+      'The client closed the connection before its answer was written; never sent, only logged and counted.',
+  },
   BUSY: {
     status: 503,
     side: 'server',

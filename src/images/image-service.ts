@@ -10,7 +10,7 @@ import type { ResizeMode } from '../contract/types.ts';
 import type { StoredBlob } from '../store/content-store.ts';
 import { colourHex, DEFAULT_BACKGROUND, type Rgba } from './colour.ts';
 import { planFor, planName } from './modes.ts';
-import { ResizeQueue } from './queue.ts';
+import { abandoned, ResizeQueue } from './queue.ts';
 import { RESIZE_PIPELINE, type Resizer, resizeImage } from './resize.ts';
 import { type Variant, VariantCache } from './variant-cache.ts';
 
@@ -26,6 +26,10 @@ export interface ImageSettings {
   /** Bound of the variant files' total size; 0: no cache. */
   readonly cacheBytes: number;
   readonly background: Rgba;
+  /** A resize is given up after this many seconds (IMAGE_TOO_COMPLEX); 0: never. */
+  readonly timeoutSeconds: number;
+  /** Whether SVG sources are rasterised (off: IMAGE_NOT_RESIZABLE). */
+  readonly svg: boolean;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -67,6 +71,8 @@ export const DEFAULT_IMAGE_SETTINGS: ImageSettings = {
   cacheDir: undefined,
   cacheBytes: 256 * 1024 * 1024,
   background: DEFAULT_BACKGROUND,
+  timeoutSeconds: 10,
+  svg: false,
 };
 
 export interface ImageRequest {
@@ -95,9 +101,53 @@ async function contentOf(blob: StoredBlob): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * The requests waiting for one variant (they share its resize, variant-cache.ts): its
+ * place in the queue is given up only when every one of them has gone.
+ */
+class Interest {
+  private readonly controller = new AbortController();
+  private waiting = 0;
+  /** A request without a signal cannot leave, so the resize is always wanted. */
+  private pinned = false;
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get idle(): boolean {
+    return this.waiting === 0 || this.controller.signal.aborted;
+  }
+
+  /** Counts a request in; the returned function counts it out when its answer is made. */
+  join(signal: AbortSignal | undefined): () => void {
+    this.waiting++;
+    if (!signal) {
+      this.pinned = true;
+      return () => this.waiting--;
+    }
+    let left = false;
+    const leave = (gone: boolean) => {
+      if (left) return;
+      left = true;
+      signal.removeEventListener('abort', onAbort);
+      this.waiting--;
+      if (gone && this.waiting === 0 && !this.pinned) this.controller.abort();
+    };
+    const onAbort = () => leave(true);
+    signal.addEventListener('abort', onAbort, { once: true });
+    return () => leave(false);
+  }
+}
+
+function isAbandoned(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && error.code === 'CLIENT_CLOSED';
+}
+
 export class ImageService {
   readonly queue: ResizeQueue;
   private readonly resizer: Resizer;
+  private readonly interests = new Map<string, Interest>();
 
   constructor(
     readonly settings: ImageSettings,
@@ -136,8 +186,12 @@ export class ImageService {
     this.cache.close();
   }
 
-  /** The resized image; `width` and `height` are not both 0 (that is the stored image). */
-  variant(blob: StoredBlob, request: ImageRequest): Promise<Variant> {
+  /**
+   * The resized image; `width` and `height` are not both 0 (that is the stored image).
+   * When `signal` fires while the resize waits for a slot (and no other request waits for
+   * the same variant), it leaves the queue and never runs (CLIENT_CLOSED).
+   */
+  async variant(blob: StoredBlob, request: ImageRequest, signal?: AbortSignal): Promise<Variant> {
     const { width, height, maxDimension } = request;
     const plan = planFor(request.modes);
     // Only what changes the bytes goes into the key, so equivalent requests share a variant.
@@ -150,19 +204,36 @@ export class ImageService {
       width === 0 || height === 0 ? `max${maxDimension}` : '-',
     ].join(' ');
     this.cache.imageContent(String(request.bildID), blob.sha256);
-    // Queued inside the cache's make step: hits and requests joining a resize under way take no slot.
-    return this.cache.getOrCreate(
-      key,
-      () =>
-        this.queue.run(async () => {
-          const resized = await this.resizer(
-            await contentOf(blob),
-            { width, height, plan },
-            { maxPixels: this.settings.maxPixels, maxDimension, background: this.settings.background },
-          );
-          return { bytes: resized.bytes, format: resized.format };
-        }),
-      blob.sha256,
-    );
+    const { background, maxPixels, timeoutSeconds, svg } = this.settings;
+    const limits = { maxPixels, maxDimension, background, timeoutSeconds, svg };
+    for (;;) {
+      if (signal?.aborted) throw abandoned();
+      let interest = this.interests.get(key);
+      if (!interest || interest.idle) {
+        interest = new Interest();
+        this.interests.set(key, interest);
+      }
+      const shared = interest;
+      const leave = shared.join(signal);
+      try {
+        // Queued inside the cache's make step: hits and requests joining a resize under way take no slot.
+        return await this.cache.getOrCreate(
+          key,
+          () =>
+            this.queue.run(async () => {
+              const resized = await this.resizer(await contentOf(blob), { width, height, plan }, limits);
+              return { bytes: resized.bytes, format: resized.format };
+            }, shared.signal),
+          blob.sha256,
+        );
+      } catch (error) {
+        // Joined a queued resize just as all the others left it: this request still wants it.
+        if (isAbandoned(error) && !signal?.aborted) continue;
+        throw error;
+      } finally {
+        leave();
+        if (shared.idle && this.interests.get(key) === shared) this.interests.delete(key);
+      }
+    }
   }
 }

@@ -86,4 +86,37 @@ describe('ResizeQueue', () => {
     g.open();
     await Promise.all(runs);
   });
+
+  test('a waiting task whose signal fires leaves the queue and never runs; a running one keeps its slot', async () => {
+    const queue = new ResizeQueue({ concurrency: 1, maxWaiting: 4 });
+    const g = gate();
+    const running = new AbortController();
+    const leaving = new AbortController();
+    let ran = 0;
+    const first = queue.run(async () => {
+      ran++;
+      await g.task();
+    }, running.signal);
+    const second = queue.run(async () => {
+      ran++;
+    }, leaving.signal);
+    await tick();
+    assert.deepEqual(queue.stats, { running: 1, waiting: 1 });
+    leaving.abort();
+    await assert.rejects(second, { code: 'CLIENT_CLOSED' });
+    assert.deepEqual(queue.stats, { running: 1, waiting: 0 });
+    // libvips cannot be stopped from outside: the slot stays taken until the task returns.
+    running.abort();
+    await tick();
+    assert.deepEqual(queue.stats, { running: 1, waiting: 0 });
+    g.open();
+    await first;
+    assert.equal(ran, 1);
+    assert.deepEqual(queue.stats, { running: 0, waiting: 0 });
+    await assert.rejects(
+      queue.run(async () => ran++, AbortSignal.abort()),
+      { code: 'CLIENT_CLOSED' },
+    );
+    assert.equal(ran, 1);
+  });
 });

@@ -2,6 +2,10 @@
  * At most `concurrency` resizes at once, at most `maxWaiting` more waiting in turn; a
  * request beyond that is refused at once as BUSY rather than piling up, so a resize
  * storm costs bounded memory and CPU and the other operations keep being answered.
+ * A waiting request whose `signal` fires leaves the queue and never runs; a running one
+ * keeps its slot until sharp returns (about at its timeout, for raster images), since
+ * libvips cannot be stopped from outside: freeing the slot early would let clients that connect and leave
+ * start any number of resizes at once.
  */
 import { ScoopError } from '../contract/errors.ts';
 
@@ -10,6 +14,11 @@ export interface QueueOptions {
   readonly maxWaiting: number;
   /** A first guess of one resize's duration, until real ones are measured. */
   readonly estimateMs?: number;
+}
+
+/** The request went away while waiting: never sent, but logged and counted as such. */
+export function abandoned(): ScoopError {
+  return new ScoopError('CLIENT_CLOSED', 'The client closed the connection before the resize started.');
 }
 
 const INITIAL_ESTIMATE_MS = 250;
@@ -29,12 +38,13 @@ export class ResizeQueue {
     return { running: this.running, waiting: this.waiting.length };
   }
 
-  async run<T>(task: () => Promise<T>): Promise<T> {
+  async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (signal?.aborted) throw abandoned();
     if (this.running < this.options.concurrency) {
       this.running++;
     } else if (this.waiting.length < this.options.maxWaiting) {
       // The finishing task hands its slot over (see release), so `running` stays as is.
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      await this.slot(signal);
     } else {
       throw new ScoopError('BUSY', 'The server is busy resizing images; retry shortly.', {
         retryAfterSeconds: this.retryAfterSeconds(),
@@ -48,6 +58,26 @@ export class ResizeQueue {
       this.averageMs = 0.8 * this.averageMs + 0.2 * (performance.now() - started);
       this.release();
     }
+  }
+
+  private slot(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (!signal) {
+        this.waiting.push(resolve);
+        return;
+      }
+      const leave = () => {
+        const at = this.waiting.indexOf(take);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(abandoned());
+      };
+      const take = () => {
+        signal.removeEventListener('abort', leave);
+        resolve();
+      };
+      signal.addEventListener('abort', leave, { once: true });
+      this.waiting.push(take);
+    });
   }
 
   /** How long the work ahead of a new request takes, by the recent average: 1 to 60 seconds. */

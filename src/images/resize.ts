@@ -6,7 +6,7 @@
 import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import { ScoopError } from '../contract/errors.ts';
 import { paddingFor, type Rgba } from './colour.ts';
-import { type OutputFormat, outputFormatFor } from './formats.ts';
+import { hasRasterSignature, type OutputFormat, outputFormatFor } from './formats.ts';
 import { boxFor, layoutFor } from './geometry.ts';
 import type { ResizePlan } from './modes.ts';
 
@@ -17,6 +17,10 @@ export interface ResizeLimits {
   readonly maxDimension: number;
   /** Padding colour of plans with `pad`. */
   readonly background: Rgba;
+  /** libvips is told to give up after this many seconds (0: never); see `resizeImage`. */
+  readonly timeoutSeconds: number;
+  /** Whether SVG sources are rasterised at all (docs/images.md: off by default). */
+  readonly svg: boolean;
 }
 
 export interface ResizeRequest {
@@ -69,6 +73,18 @@ function encode(pipeline: Sharp, format: OutputFormat): Sharp {
   }
 }
 
+function tooComplex(limits: ResizeLimits): ScoopError {
+  return new ScoopError(
+    'IMAGE_TOO_COMPLEX',
+    `The image took more than the ${limits.timeoutSeconds} s allowed to resize; ${AS_STORED}.`,
+  );
+}
+
+/** sharp's `timeout` fails the pipeline with "timeout: N% complete". */
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('timeout:');
+}
+
 function undecodable(): ScoopError {
   return new ScoopError(
     'IMAGE_NOT_RESIZABLE',
@@ -77,6 +93,12 @@ function undecodable(): ScoopError {
 }
 
 export const resizeImage: Resizer = async (input, request, limits) => {
+  if (!limits.svg && !hasRasterSignature(input)) {
+    throw new ScoopError(
+      'IMAGE_NOT_RESIZABLE',
+      `The image data is not JPEG, PNG, WebP, GIF, TIFF or AVIF (SVG is rasterised only with SCOOP_RESIZE_SVG=on), so it cannot be decoded for resizing; ${AS_STORED}.`,
+    );
+  }
   const options = inputOptions(limits);
   let header: Metadata;
   try {
@@ -93,6 +115,14 @@ export const resizeImage: Resizer = async (input, request, limits) => {
       `The image is ${header.format}, a format that is not resized; ${AS_STORED}.`,
     );
   }
+  if (header.format === 'svg' && !limits.svg) {
+    // A few hundred bytes of SVG filters can keep libvips busy for minutes and take
+    // gigabytes, and the timeout below only stops it between regions (docs/images.md).
+    throw new ScoopError(
+      'IMAGE_NOT_RESIZABLE',
+      `The image is SVG, which this server does not rasterise (SCOOP_RESIZE_SVG); ${AS_STORED}.`,
+    );
+  }
   if (header.width * header.height > limits.maxPixels) {
     throw new ScoopError(
       'IMAGE_TOO_LARGE',
@@ -102,7 +132,9 @@ export const resizeImage: Resizer = async (input, request, limits) => {
   const source = header.autoOrient ?? { width: header.width, height: header.height };
   const box = boxFor(source, request.width, request.height, limits.maxDimension);
   const layout = layoutFor(source, box, request.plan);
-  let pipeline = sharp(input, options).resize({
+  // The clock starts when libvips opens the input; it is checked between the regions it
+  // computes, so one slow region (an SVG filter) can overrun it.
+  let pipeline = sharp(input, options).timeout({ seconds: limits.timeoutSeconds }).resize({
     width: layout.scaled.width,
     height: layout.scaled.height,
     fit: layout.fit,
@@ -121,8 +153,8 @@ export const resizeImage: Resizer = async (input, request, limits) => {
     // sharp writes no metadata unless asked to (keepExif, withMetadata, …): no EXIF, no GPS, no XMP.
     const { data, info } = await encode(pipeline, format).toBuffer({ resolveWithObject: true });
     return { bytes: data, format, width: info.width, height: info.height };
-  } catch {
-    throw undecodable();
+  } catch (error) {
+    throw isTimeout(error) ? tooComplex(limits) : undecodable();
   }
 };
 

@@ -77,6 +77,7 @@ export class Exchange implements WireRequest {
   answer: Answer | undefined = undefined;
   /** Set by the stage that writes the answer: the stages after it do not run. */
   answered = false;
+  private aborter: AbortController | undefined = undefined;
 
   constructor(
     readonly req: RequestLike,
@@ -87,5 +88,23 @@ export class Exchange implements WireRequest {
   ) {
     this.method = req.method ?? 'GET';
     this.headers = req.headers;
+  }
+
+  /**
+   * Fires when the response closes before it is fully written (the client went away).
+   * Made on first use, so an answer that never asks (a cached one) pays nothing for it.
+   */
+  get signal(): AbortSignal {
+    if (!this.aborter) {
+      const aborter = new AbortController();
+      this.aborter = aborter;
+      const { res } = this;
+      if (res.destroyed && !res.writableFinished) aborter.abort();
+      else
+        res.on('close', () => {
+          if (!res.writableFinished) aborter.abort();
+        });
+    }
+    return this.aborter.signal;
   }
 }

@@ -15,6 +15,8 @@ test('image settings: defaults, with the variant cache next to the database', ()
   assert.equal(settings.cacheBytes, 256 * 1024 * 1024);
   assert.equal(settings.concurrency, DEFAULT_IMAGE_SETTINGS.concurrency);
   assert.deepEqual(settings.background, { r: 255, g: 255, b: 255, alpha: 0 });
+  assert.equal(settings.timeoutSeconds, 10);
+  assert.equal(settings.svg, false);
   assert.equal(images({}, { db: '/srv/scoop/content.db' }).cacheDir, '/srv/scoop/variants');
   assert.equal(images({ SCOOP_DB: 'sqlite:/srv/x/scoop.db' }).cacheDir, '/srv/x/variants');
   // PostgreSQL has no file to sit next to: the default folder, on each machine.
@@ -32,7 +34,10 @@ test('image settings from the environment', () => {
     SCOOP_VARIANT_CACHE_BYTES: '0',
     SCOOP_VARIANT_CACHE_DIR: '/var/cache/scoop',
     SCOOP_IMAGE_BACKGROUND: '#336699',
+    SCOOP_RESIZE_TIMEOUT_SECONDS: '3',
+    SCOOP_RESIZE_SVG: 'on',
   });
+  assert.deepEqual([settings.timeoutSeconds, settings.svg], [3, true]);
   assert.deepEqual(
     [settings.concurrency, settings.maxWaiting, settings.maxPixels, settings.cacheBytes, settings.cacheDir],
     [3, 0, 1_000_000, 0, '/var/cache/scoop'],
@@ -46,6 +51,8 @@ test('invalid image settings are refused, naming the variable', () => {
     ['SCOOP_RESIZE_CONCURRENCY', '0'],
     ['SCOOP_RESIZE_QUEUE', '-1'],
     ['SCOOP_MAX_IMAGE_PIXELS', 'lots'],
+    ['SCOOP_RESIZE_TIMEOUT_SECONDS', '0'],
+    ['SCOOP_RESIZE_SVG', 'sometimes'],
   ] as const) {
     assert.throws(
       () => images({ [name]: value }),

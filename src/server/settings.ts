@@ -262,5 +262,13 @@ function imageSettings(env: Env, db: string, workers: number): ImageSettings {
     cacheDir: variantDir(env, db),
     cacheBytes: integer(env.SCOOP_VARIANT_CACHE_BYTES, d.cacheBytes, 'SCOOP_VARIANT_CACHE_BYTES', 0, 2 ** 50),
     background,
+    timeoutSeconds: integer(
+      env.SCOOP_RESIZE_TIMEOUT_SECONDS,
+      d.timeoutSeconds,
+      'SCOOP_RESIZE_TIMEOUT_SECONDS',
+      1,
+      3600,
+    ),
+    svg: onOff(env.SCOOP_RESIZE_SVG, d.svg, 'SCOOP_RESIZE_SVG'),
   };
 }

@@ -28,6 +28,8 @@ export interface ServiceContext {
   readonly images: ImageService;
   /** Tells the caller the answer stops being right at `at` (ms), e.g. when an article's window ends. */
   readonly expires?: (at: number) => void;
+  /** Fires when the client has gone before its answer was written: waiting work is dropped. */
+  readonly signal?: AbortSignal;
 }
 
 export type Handler<N extends OperationName> = (
@@ -146,7 +148,8 @@ export const HANDLERS: Handlers = {
     return { cityAppBereich: parseDoc(found) };
   },
 
-  async getBild(args, { store, options, images }) {
+  async getBild(args, context) {
+    const { store, options, images } = context;
     const { bildID: id, width, height } = args;
     checkDimension('width', width, options.maxImageDimension);
     checkDimension('height', height, options.maxImageDimension);
@@ -159,13 +162,18 @@ export const HANDLERS: Handlers = {
     const bild: Bild = withBinary(found);
     // 0×0 is the image exactly as published, metadata and all (docs/images.md).
     if (width === 0 && height === 0) return { bild };
-    const variant = await images.variant(found.blob!, {
-      width,
-      height,
-      modes: args.resizeModes,
-      maxDimension: options.maxImageDimension,
-      bildID: id,
-    });
+    const variant = await images.variant(
+      found.blob!,
+      {
+        width,
+        height,
+        modes: args.resizeModes,
+        maxDimension: options.maxImageDimension,
+        bildID: id,
+      },
+      // Read only here: the signal is made on first use (server/exchange.ts).
+      context.signal,
+    );
     // size and mimetype describe the bytes returned, not the stored ones.
     const resized: Bild = {
       ...bild,

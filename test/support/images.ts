@@ -137,6 +137,18 @@ export async function pngBomb(side: number): Promise<Buffer> {
   ]);
 }
 
+/**
+ * A few hundred bytes of SVG that keep librsvg busy for long (the review's was 6000×6000
+ * with a blur of 500: 128 s, 2.3 GB): turbulence of 20 octaves, then a wide blur.
+ */
+export function hostileSvg(size: number, blur: number): Buffer {
+  return Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}">` +
+      `<filter id="f"><feTurbulence baseFrequency="0.01" numOctaves="20"/><feGaussianBlur stdDeviation="${blur}"/></filter>` +
+      `<rect width="100%" height="100%" filter="url(#f)"/></svg>`,
+  );
+}
+
 /** Image settings for tests: two resize slots, a short queue, no variant folder unless a test gives one. */
 export const TEST_IMAGE_SETTINGS: ImageSettings = {
   concurrency: 2,
@@ -145,4 +157,6 @@ export const TEST_IMAGE_SETTINGS: ImageSettings = {
   cacheDir: undefined,
   cacheBytes: 64 * 1024 * 1024,
   background: { r: 255, g: 255, b: 255, alpha: 0 },
+  timeoutSeconds: 10,
+  svg: false,
 };

@@ -19,6 +19,10 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
     expires: (at) => {
       expiresAt = Math.min(expiresAt, at);
     },
+    // A getter: only a handler that can drop work (getBild's resize) makes the signal.
+    get signal() {
+      return exchange.signal;
+    },
   });
   const parts = bindingNamed(call.binding).render(app.writers.get(call.operation)!, result);
   exchange.answer = { parts, expiresAt };
