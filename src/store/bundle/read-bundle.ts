@@ -1,9 +1,9 @@
 /**
  * Reads and validates a bundle folder completely before anything is written: JSON,
  * fields, duplicate ids, and every `file` (inside the folder, a regular file, hashed).
- * Files are hashed last, once everything cheaper has been checked, so a mistake in
- * bundle.json is reported before gigabytes are read. References between records are
- * checked later, against the store's final state.
+ * Files are opened (bundle-file.ts: no link followed) and hashed last, once everything
+ * cheaper has been checked, so a mistake in bundle.json is reported before gigabytes are
+ * read. References between records are checked later, against the store's final state.
  */
 import { createHash } from 'node:crypto';
 import { realpath, stat } from 'node:fs/promises';
@@ -187,6 +187,10 @@ function refuseDuplicates(records: readonly { id: string; where: string }[], kin
   }
 }
 
+/**
+ * The bundle at `folder` (or `folder` is its bundle.json), validated, with its files open:
+ * the import stores them from those handles, and the caller closes them (closeBundle).
+ */
 export async function readBundle(folder: string, options: ReadOptions = {}): Promise<Bundle> {
   const root = await bundleRoot(folder);
   const json = await readBundleJson(root, { allowHardlinks: options.allowHardlinks === true });
