@@ -17,10 +17,10 @@ function place(root: string, relative: string): Place {
   return { root, relative, where: 'x.file', label: `${JSON.stringify(relative)} ` };
 }
 
-test('a link on the path that the checks before opening did not see is caught once the file is open', async () => {
-  // The folders below the root are lstat'ed before opening; a folder swapped for a link
-  // right after that check is then passed through by open(). A root that is itself a
-  // link reproduces that state deterministically: nothing below it is a link, yet the
+test('a link on the path that no check before opening could see is caught once the file is open', async () => {
+  // A folder on the path swapped for a link just before the open cannot be seen by any
+  // check made beforehand; only the opened descriptor's name tells. A root that is itself
+  // a link reproduces that state deterministically: nothing below it is a link, yet the
   // opened file is not at the path asked for.
   const real = s.bundle({}, { 'files/a.txt': 'inhalt' });
   const link = path.join(s.dir(), 'link');

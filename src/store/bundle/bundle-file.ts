@@ -4,21 +4,20 @@
  *
  * Node has no openat/O_BENEATH, so a path is opened whole. What is checked, and why it is
  * enough on Linux:
- * - before opening, every folder on the path below the bundle folder is lstat'ed: a
- *   symbolic link there is refused (the plain case, with a clear message);
  * - the file is opened with O_NOFOLLOW (a link as the last component fails with ELOOP)
  *   and O_NONBLOCK (a FIFO does not block the open; it is then refused by fstat);
  * - after opening, the kernel's own name for the descriptor (/proc/self/fd/N) must be the
- *   path asked for, below the bundle folder's real path. If a folder on the path was
- *   swapped for a link between the lstat and the open, the open went through the link
- *   and the kernel names where it really led, so the file is refused. A file moved in
+ *   path asked for, below the bundle folder's real path. If a folder on the path is a
+ *   link, or was swapped for one up to the moment of the open, the open went through
+ *   the link and the kernel names where it really led, so the file is refused (the
+ *   folders on the path are then lstat'ed to name the link in the message). A file moved in
  *   from outside by rename is inside the bundle by then (whoever can do that can write
  *   the bundle anyway); a hard link is the one way an outside file has an inside name,
  *   hence the refusal of files with more than one link.
- * Where /proc is not mounted (not Linux), the folders are lstat'ed again after opening
- * and must be the same (device and inode) and no links, and the path must still name
- * the opened file: a folder swapped for a link and back between the two checks is the
- * window left there.
+ * Where /proc is not mounted (not Linux), every folder on the path below the bundle
+ * folder is lstat'ed before opening (a link refused) and again after, and must be the
+ * same (device and inode); the path must still name the opened file: a folder swapped
+ * for a link and back between the two checks is the window left there.
  *
  * The opened handle is what gets hashed and stored (BundleFileSource), so a file
  * replaced after it was opened changes nothing. At most `held` handles stay open from
@@ -89,15 +88,38 @@ async function folders(place: Place): Promise<Identity[]> {
   return found;
 }
 
-/** The opened file is the one at the path asked for, reached through no link (see above). */
-async function checkPlace(place: Place, handle: FileHandle, opened: Identity, before: Identity[]) {
+let descriptorsNamed: Promise<boolean> | undefined;
+
+/** Whether the kernel names open files under /proc/self/fd (Linux with /proc mounted). */
+function kernelNamesDescriptors(): Promise<boolean> {
+  descriptorsNamed ??= lstat('/proc/self/fd').then(
+    () => true,
+    () => false,
+  );
+  return descriptorsNamed;
+}
+
+/**
+ * The opened file is the one at the path asked for, reached through no link (see above).
+ * `before` is undefined when the kernel names the descriptor: its name is then the proof,
+ * and the folders are looked at only to explain a refusal.
+ */
+async function checkPlace(
+  place: Place,
+  handle: FileHandle,
+  opened: Identity,
+  before: Identity[] | undefined,
+) {
   const full = path.join(place.root, place.relative);
   const moved = () =>
     refuse(place, 'was moved, or a folder on its path replaced, while it was opened; refused');
-  const named = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
-  if (named !== undefined) {
-    if (named !== full) throw moved();
-    return;
+  if (before === undefined) {
+    const named = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+    if (named === full) return;
+    await folders(place).catch((error: unknown) => {
+      throw error instanceof BundleError && error.message.includes('symbolic link') ? error : moved();
+    });
+    throw moved();
   }
   const after = await folders(place).catch(() => {
     throw moved();
@@ -109,11 +131,14 @@ async function checkPlace(place: Place, handle: FileHandle, opened: Identity, be
 
 /** Opens the file at `place` by the rules above; the caller closes the handle. */
 export async function openInside(place: Place, rules: OpenRules): Promise<OpenedFile> {
-  const before = await folders(place);
+  // Without the kernel's name for the descriptor, the folders are compared before and after.
+  const before = (await kernelNamesDescriptors()) ? undefined : await folders(place);
   let handle: FileHandle;
   try {
     handle = await open(path.join(place.root, place.relative), OPEN_FLAGS);
   } catch (error) {
+    // A link on the way is the better explanation of any failure to open.
+    if (before === undefined) await folders(place);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw refuse(place, 'is a symbolic link; links in a bundle are not followed');
     if (code === 'ENOENT' || code === 'ENOTDIR') throw missing(place);
@@ -123,6 +148,7 @@ export async function openInside(place: Place, rules: OpenRules): Promise<Opened
   }
   try {
     const info = await handle.stat({ bigint: true });
+    await checkPlace(place, handle, info, before);
     if (!info.isFile()) throw refuse(place, 'is not a regular file');
     if (info.nlink > 1n && !rules.allowHardlinks) {
       throw refuse(
@@ -130,7 +156,6 @@ export async function openInside(place: Place, rules: OpenRules): Promise<Opened
         `has ${info.nlink} hard links, so it may be a file from outside the bundle; refused unless hard links are allowed (scoop import --allow-hardlinks)`,
       );
     }
-    await checkPlace(place, handle, info, before);
     return { handle, size: Number(info.size), dev: info.dev, ino: info.ino };
   } catch (error) {
     await handle.close();
