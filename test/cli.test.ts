@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { Authenticator } from '../src/auth/authenticator.ts';
@@ -152,6 +152,29 @@ describe('scoop import', { concurrency: true }, () => {
     const token = (await ok(['token', 'create'], { SCOOP_DB: fromEnv })).trim();
     await withStore(fromEnv, (store) => new Authenticator(store).verify(token));
     assert.equal(existsSync(path.join(s.root, 'data')), false, 'the default database was created');
+  });
+
+  test('import takes the path of bundle.json as its folder', async () => {
+    const db = s.dbPath();
+    const folder = s.bundle(bundleJson({ bereiche: [{ bereichID: 1 }] }));
+    const stdout = await ok(['import', path.join(folder, 'bundle.json'), '--db', db]);
+    assert.match(stdout, /\n {2}bereiche +1 +0 +0 +0\n/);
+  });
+
+  test('a file with two hard links is refused, and imported with --allow-hardlinks', async () => {
+    const db = s.dbPath();
+    const folder = s.bundle(bundleJson({ anhaenge: [{ anhangID: 1, file: 'a.txt' }] }), {
+      'a.txt': 'inhalt',
+    });
+    linkSync(path.join(folder, 'a.txt'), path.join(s.dir(), 'a.txt'));
+    const refused = await scoop(['import', folder, '--db', db]);
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(
+      refused.stderr,
+      /^import refused, nothing was changed: anhaenge\[0\] \(anhangID 1\)\.file: "a\.txt" has 2 hard links.*--allow-hardlinks/,
+    );
+    const stdout = await ok(['import', folder, '--allow-hardlinks', '--db', db]);
+    assert.match(stdout, /\n {2}anhaenge +1 +0 +0 +0\n/);
   });
 
   test('usage errors exit 2 and create no database', async () => {

@@ -8,7 +8,7 @@ import { redactLocation } from '../store/postgres/location.ts';
 import { keepLargeBinaries } from './keep-binaries.ts';
 import { DB_OPTION, parseCommand, UsageError } from './usage.ts';
 
-const HELP = `Usage: scoop import <bundle-dir> [--db PATH|URL]
+const HELP = `Usage: scoop import <bundle-dir | bundle-dir/bundle.json> [--db PATH|URL] [--allow-hardlinks]
 
 Loads a content bundle (scoop-bundle/1, see docs/bundle-format.md) into the store, all
 or nothing. On a terminal it shows progress on stderr: files and bytes while the bundle's
@@ -17,7 +17,11 @@ record kind. Exit code 1 when the bundle is refused, with the record and field n
 
 Options:
   --db PATH|URL   SQLite file or postgres://user@host:5432/db[?schema=NAME]
-                  (default ./data/scoop.db, or SCOOP_DB)`;
+                  (default ./data/scoop.db, or SCOOP_DB)
+  --allow-hardlinks
+                  accept bundle files with more than one hard link (refused by
+                  default: a hard link can give a file from outside the bundle a
+                  name inside it)`;
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1_048_576).toFixed(1)} MB`;
@@ -89,17 +93,23 @@ export function formatSummary(summary: ImportSummary): string {
   ].join('\n');
 }
 
-export async function runImport(folder: string, db: string, interactive: boolean): Promise<ImportSummary> {
+export async function runImport(
+  folder: string,
+  db: string,
+  interactive: boolean,
+  allowHardlinks = false,
+): Promise<ImportSummary> {
   const store = await openStore(db, {
-    onCreated: (file) => process.stderr.write(`scoop import: created a new store at ${file}\n`),
+    onCreated: (file) =>
+      process.stderr.write(`scoop import: created a new store at ${file}
+`),
   });
   const printer = interactive ? progressPrinter(process.stderr) : undefined;
   try {
-    const summary = await importFolder(
-      store,
-      folder,
-      printer ? { onHashing: printer.hashing, onProgress: printer.writing } : {},
-    );
+    const summary = await importFolder(store, folder, {
+      allowHardlinks,
+      ...(printer ? { onHashing: printer.hashing, onProgress: printer.writing } : {}),
+    });
     printer?.finish();
     await keepLargeBinaries(store, base64CacheSettings(process.env, db), (line) =>
       process.stderr.write(`${line}\n`),
@@ -112,13 +122,18 @@ export async function runImport(folder: string, db: string, interactive: boolean
 }
 
 export async function importCommand(args: string[]): Promise<number> {
-  const parsed = parseCommand(args, DB_OPTION, HELP);
+  const parsed = parseCommand(args, { ...DB_OPTION, 'allow-hardlinks': { type: 'boolean' } }, HELP);
   if (!parsed) return 0;
   if (parsed.positionals.length !== 1) throw new UsageError(`expected one bundle folder\n\n${HELP}`);
   const db = databaseSetting(parsed.values, process.env);
   for (const line of deprecatedSettings(process.env)) process.stderr.write(`scoop import: ${line}\n`);
   try {
-    const summary = await runImport(parsed.positionals[0]!, db, process.stderr.isTTY === true);
+    const summary = await runImport(
+      parsed.positionals[0]!,
+      db,
+      process.stderr.isTTY === true,
+      parsed.values['allow-hardlinks'] === true,
+    );
     process.stdout.write(
       `Imported ${parsed.positionals[0]} into ${redactLocation(db)}:\n${formatSummary(summary)}\n`,
     );

@@ -17,7 +17,7 @@ import {
 } from '../../test/support/bundles.ts';
 import { DATABASES, type TestDatabase, type TestStore } from '../../test/support/databases.ts';
 import { emailKey } from '../contract/documents.ts';
-import { readBundle } from './bundle/read-bundle.ts';
+import { closeBundle, readBundle } from './bundle/read-bundle.ts';
 import { BundleError } from './bundle/validate.ts';
 import { type ContentStore, RECORD_KINDS, type RecordKind } from './content-store.ts';
 import { type ImportSummary, importBundle, type KindSummary } from './import.ts';
@@ -429,6 +429,7 @@ function storeRules(db: TestDatabase): void {
           }),
         'gross.bin',
       );
+      await closeBundle(bundle);
       assert.ok(touched);
     });
   });

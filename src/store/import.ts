@@ -5,7 +5,6 @@
  * state before commit, so a refused bundle changes nothing.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import {
   ARTIKEL_REFERENCES,
   RECORD_KINDS,
@@ -15,7 +14,7 @@ import {
 } from '../contract/documents.ts';
 import { CHUNK_BYTES } from './blob-chunks.ts';
 import type { Bundle, BundleFile } from './bundle/bundle.ts';
-import { type ReadOptions, readBundle } from './bundle/read-bundle.ts';
+import { closeBundle, type ReadOptions, readBundle } from './bundle/read-bundle.ts';
 import { BundleError } from './bundle/validate.ts';
 import type { ContentStore, ImportTransaction } from './content-store.ts';
 
@@ -47,12 +46,14 @@ export interface ImportOptions {
   blobGraceMs?: number;
 }
 
-/** Streams a file while hashing it, refusing it if it changed since validation. */
+/**
+ * Streams a file from the handle it was validated with (never its path opened anew:
+ * bundle-file.ts) while hashing it, refusing it if it changed since validation.
+ */
 async function* fileChunks(file: BundleFile, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {
   const hash = createHash('sha256');
   let size = 0;
-  for await (const chunk of createReadStream(file.path, { highWaterMark: CHUNK_BYTES })) {
-    const bytes = chunk as Buffer;
+  for await (const bytes of file.source.chunks(CHUNK_BYTES)) {
     hash.update(bytes);
     size += bytes.length;
     onBytes(bytes.length);
@@ -230,13 +231,17 @@ export async function importFolder(
   folder: string,
   options: ImportOptions & ReadOptions = {},
 ): Promise<ImportSummary> {
-  const { onHashing, ...rest } = options;
+  const { onHashing, allowHardlinks, heldFiles, ...rest } = options;
   let bundle: Bundle;
   try {
-    bundle = await readBundle(folder, { onHashing });
+    bundle = await readBundle(folder, { onHashing, allowHardlinks, heldFiles });
   } catch (error) {
     await recordRefusal(store, error, rest.now ?? Date.now);
     throw error;
   }
-  return importBundle(store, bundle, rest);
+  try {
+    return await importBundle(store, bundle, rest);
+  } finally {
+    await closeBundle(bundle);
+  }
 }

@@ -9,7 +9,7 @@ import { hashToken } from '../../src/auth/tokens.ts';
 import type { AppOptions } from '../../src/server/app.ts';
 import { type RunningServer, startServer } from '../../src/server/http-server.ts';
 import type { ServerLimits } from '../../src/server/settings.ts';
-import { readBundle } from '../../src/store/bundle/read-bundle.ts';
+import { closeBundle, readBundle } from '../../src/store/bundle/read-bundle.ts';
 import type { ContentStore } from '../../src/store/content-store.ts';
 import { importBundle } from '../../src/store/import.ts';
 import { DEFAULT_XML_LIMITS } from '../../src/xml/reader.ts';
@@ -38,7 +38,10 @@ export async function openFixtureStore(
 ): Promise<{ store: ContentStore; location: string; close(): Promise<void> }> {
   const opened = await database.open();
   const store = opened.store;
-  for (const bundle of bundles) await importBundle(store, await readBundle(bundle));
+  for (const folder of bundles) {
+    const bundle = await readBundle(folder);
+    await importBundle(store, bundle).finally(() => closeBundle(bundle));
+  }
   await store.addToken(hashToken(REFERENCE_TOKEN), 'reference', new Date().toISOString());
   await store.addToken(hashToken(REVOKED_TOKEN), 'revoked', new Date().toISOString());
   await store.revokeToken(hashToken(REVOKED_TOKEN), new Date().toISOString());

@@ -1,15 +1,17 @@
 /** A content bundle after validation (spec/bundle-format.md), ready to apply. */
 import type { RecordKind, StoredDocument } from '../../contract/documents.ts';
+import type { BundleFileSource } from './bundle-file.ts';
 
 export const BUNDLE_FORMAT = 'scoop-bundle/1';
 
 export type BundleMode = 'upsert' | 'replace';
 
-/** A binary named by `file`, checked to be a regular file inside the bundle. */
+/** A binary named by `file`, opened and checked to be a regular file inside the bundle. */
 export interface BundleFile {
   /** As written in bundle.json, for messages. */
   readonly name: string;
-  readonly path: string;
+  /** Where its bytes are read from (bundle-file.ts): the handle it was hashed from. */
+  readonly source: BundleFileSource;
   readonly size: number;
   readonly sha256: string;
 }

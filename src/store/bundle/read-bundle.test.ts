@@ -5,15 +5,22 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { assertRefused, bundleJson, type Files, pattern, scratch } from '../../../test/support/bundles.ts';
 import type { RecordKind } from '../../contract/documents.ts';
 import type { Bundle, BundleRecord } from './bundle.ts';
-import { type HashProgress, readBundle } from './read-bundle.ts';
+import { closeBundle, type HashProgress, readBundle as openBundle, type ReadOptions } from './read-bundle.ts';
 
 const s = scratch();
+
+/** Reads a bundle and closes the files it holds open (the tests look at sizes and hashes only). */
+async function readBundle(folder: string, options?: ReadOptions): Promise<Bundle> {
+  const bundle = await openBundle(folder, options);
+  await closeBundle(bundle);
+  return bundle;
+}
 
 /** Reads a bundle built from `entries` (plus the format line). */
 function read(entries: Record<string, unknown>, files?: Files): Promise<Bundle> {
@@ -81,7 +88,11 @@ describe('format and top level', () => {
       'latin1',
     );
     writeFileSync(path.join(folder, 'bundle.json'), bytes);
-    await refusedFolder(folder, 'bundle.json', /not valid JSON/);
+    await refusedFolder(
+      folder,
+      'bundle.json',
+      new RegExp(`is not UTF-8: .* at byte offset ${bytes.indexOf(0xff)}$`),
+    );
   });
 
   test('a folder without bundle.json is refused', async () => {
@@ -468,24 +479,6 @@ describe('file', () => {
     const bundle = await read(anhang('..version.txt'), { '..version.txt': 'v2' });
     assert.equal(only(bundle, 'anhaenge').file!.size, 2);
     assert.equal(only(await read(anhang('files/..a'), { 'files/..a': 'x' }), 'anhaenge').file!.size, 1);
-  });
-
-  test('a symlink pointing outside the bundle is refused', async () => {
-    const outside = s.dir();
-    writeFileSync(path.join(outside, 'geheim.txt'), 'geheim');
-    const folder = s.bundle(bundleJson(anhang('files/link.txt')), FILES);
-    symlinkSync(path.join(outside, 'geheim.txt'), path.join(folder, 'files/link.txt'));
-    await refusedFolder(folder, at, /escapes the bundle folder/);
-
-    const viaDir = s.bundle(bundleJson(anhang('extern/geheim.txt')));
-    symlinkSync(outside, path.join(viaDir, 'extern'));
-    await refusedFolder(viaDir, at, /escapes the bundle folder/);
-  });
-
-  test('a symlink pointing inside the bundle is accepted', async () => {
-    const folder = s.bundle(bundleJson(anhang('files/link.txt')), FILES);
-    symlinkSync('a.txt', path.join(folder, 'files/link.txt'));
-    assert.equal(only(await readBundle(folder), 'anhaenge').file!.size, 6);
   });
 
   test("size of the result is the file's byte length", async () => {

@@ -1,13 +1,12 @@
 /**
  * Reads and validates a bundle folder completely before anything is written: JSON,
  * fields, duplicate ids, and every `file` (inside the folder, a regular file, hashed).
- * Files are hashed last, once everything cheaper has been checked, so a mistake in
- * bundle.json is reported before gigabytes are read. References between records are
- * checked later, against the store's final state.
+ * Files are opened (bundle-file.ts: no link followed) and hashed last, once everything
+ * cheaper has been checked, so a mistake in bundle.json is reported before gigabytes are
+ * read. References between records are checked later, against the store's final state.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { lstat, readFile, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { emailKey, RECORD_KINDS, type RecordKind, type StoredDocument } from '../../contract/documents.ts';
 import {
@@ -18,6 +17,8 @@ import {
   type BundleRecord,
   type BundleRecords,
 } from './bundle.ts';
+import { BundleFileSource, handleChunks, type OpenRules, openInside } from './bundle-file.ts';
+import { parseJsonText } from './json-text.ts';
 import {
   BundleError,
   checkArray,
@@ -34,8 +35,10 @@ import {
 /** bundle.json itself is read whole; binaries are not, so this bounds only the JSON. */
 const MAX_BUNDLE_JSON_BYTES = 256 * 1024 * 1024;
 
-/** RFC 8259 §8.1: JSON text is UTF-8; invalid bytes are refused, not replaced. */
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** How many files stay open from hashing to storing (bundle-file.ts); the rest are opened again. */
+const HELD_FILES = 256;
+
+const HASH_CHUNK_BYTES = 64 * 1024;
 
 const TOP_LEVEL = ['format', 'mode', ...RECORD_KINDS, 'loeschen'];
 
@@ -49,38 +52,83 @@ export interface HashProgress {
 export interface ReadOptions {
   /** Called as the bundle's files are hashed, after each chunk read. */
   onHashing?: (progress: HashProgress) => void;
+  /** Accept files with more than one hard link (`scoop import --allow-hardlinks`). */
+  allowHardlinks?: boolean;
+  /** How many opened files are held open until they are stored (default 256). */
+  heldFiles?: number;
 }
 
-/** A `file` checked to be a regular file inside the bundle, not yet hashed. */
-type LocatedFile = Omit<BundleFile, 'sha256'>;
+/** A `file` checked to name a path inside the bundle (by its text), not yet opened. */
+interface LocatedFile {
+  readonly name: string;
+  /** Normalised, relative to the bundle folder. */
+  readonly relative: string;
+  readonly where: string;
+}
 
 type PendingRecord = Omit<BundleRecord, 'file'> & { readonly file?: LocatedFile };
 
-/** SHA-256 of each distinct file (by real path), read in chunks. */
-async function hashFiles(
+/** A distinct file opened and hashed. */
+type OpenedFile = Omit<BundleFile, 'name'>;
+
+/**
+ * Opens every distinct file (by normalised path) by bundle-file.ts's rules, then hashes
+ * each from its handle, reporting as it reads; on a refusal, what was opened is closed.
+ */
+async function openAndHash(
+  root: string,
   files: readonly LocatedFile[],
-  onHashing: ReadOptions['onHashing'],
-): Promise<Map<string, string>> {
-  const distinct = new Map(files.map((f) => [f.path, f.size]));
-  const progress = {
-    files: 0,
-    filesTotal: distinct.size,
-    bytes: 0,
-    bytesTotal: [...distinct.values()].reduce((n, size) => n + size, 0),
-  };
-  const hashes = new Map<string, string>();
-  for (const file of distinct.keys()) {
-    const hash = createHash('sha256');
-    for await (const chunk of createReadStream(file)) {
-      hash.update(chunk as Buffer);
-      progress.bytes += (chunk as Buffer).length;
-      onHashing?.({ ...progress });
+  options: ReadOptions,
+): Promise<Map<string, OpenedFile>> {
+  const distinct = new Map<string, LocatedFile>();
+  for (const file of files) if (!distinct.has(file.relative)) distinct.set(file.relative, file);
+  const rules: OpenRules = { allowHardlinks: options.allowHardlinks === true };
+  const held = options.heldFiles ?? HELD_FILES;
+  const sources: BundleFileSource[] = [];
+  try {
+    for (const file of distinct.values()) {
+      const label = `${JSON.stringify(file.name)} `;
+      const place = { root, relative: file.relative, where: file.where, label };
+      const source = await BundleFileSource.open(place, rules, sources.length < held);
+      sources.push(source);
+      if (source.size > 2_147_483_647)
+        throw new BundleError(file.where, `${label}is larger than xs:int allows`);
     }
-    hashes.set(file, hash.digest('hex'));
-    progress.files++;
-    onHashing?.({ ...progress });
+    const progress = {
+      files: 0,
+      filesTotal: sources.length,
+      bytes: 0,
+      bytesTotal: sources.reduce((n, source) => n + source.size, 0),
+    };
+    const opened = new Map<string, OpenedFile>();
+    for (const [i, relative] of [...distinct.keys()].entries()) {
+      const source = sources[i]!;
+      const hash = createHash('sha256');
+      let size = 0;
+      for await (const chunk of source.chunks(HASH_CHUNK_BYTES)) {
+        hash.update(chunk);
+        size += chunk.length;
+        progress.bytes += chunk.length;
+        options.onHashing?.({ ...progress });
+      }
+      if (size !== source.size) {
+        throw new BundleError(distinct.get(relative)!.where, 'changed while it was being read');
+      }
+      opened.set(relative, { source, size, sha256: hash.digest('hex') });
+      progress.files++;
+      options.onHashing?.({ ...progress });
+    }
+    return opened;
+  } catch (error) {
+    await Promise.all(sources.map((source) => source.close()));
+    throw error;
   }
-  return hashes;
+}
+
+/** Closes the files a bundle holds open (importFolder does, once it is imported or refused). */
+export async function closeBundle(bundle: Bundle): Promise<void> {
+  const files = [...bundle.records.values()].flat().flatMap((r) => (r.file ? [r.file.source] : []));
+  await Promise.all(files.map((source) => source.close()));
 }
 
 function isInside(root: string, candidate: string): boolean {
@@ -90,7 +138,8 @@ function isInside(root: string, candidate: string): boolean {
   return relative !== '' && !escapes && !path.isAbsolute(relative);
 }
 
-async function locateFile(root: string, value: unknown, where: string): Promise<LocatedFile> {
+/** The text of `file`: relative, and inside the folder once `..` is resolved (no link is followed later). */
+function locateFile(root: string, value: unknown, where: string): LocatedFile {
   const name = checkString(value, where);
   if (name === '' || path.isAbsolute(name) || name.includes('\0')) {
     throw new BundleError(where, 'must be a relative path inside the bundle folder');
@@ -98,21 +147,35 @@ async function locateFile(root: string, value: unknown, where: string): Promise<
   const resolved = path.resolve(root, name);
   if (!isInside(root, resolved))
     throw new BundleError(where, `${JSON.stringify(name)} escapes the bundle folder`);
-  let real: string;
-  try {
-    await lstat(resolved);
-    real = await realpath(resolved);
-  } catch {
-    throw new BundleError(where, `${JSON.stringify(name)} does not exist`);
+  return { name, relative: path.relative(root, resolved), where };
+}
+
+/** The bundle folder's real path; `…/bundle.json` names its folder (issue 14: as `scoop import …/folder`). */
+async function bundleRoot(folder: string): Promise<string> {
+  const named =
+    path.basename(folder) === 'bundle.json' && !(await stat(folder).catch(() => undefined))?.isDirectory();
+  const given = named ? path.dirname(folder) : folder;
+  const root = await realpath(given).catch(() => {
+    throw new BundleError(given, 'the bundle folder does not exist');
+  });
+  if (!(await stat(root)).isDirectory()) {
+    throw new BundleError(given, 'is not a folder (name the bundle folder, or its bundle.json)');
   }
-  // A symbolic link may point outside; what counts is where the bytes really are.
-  if (!isInside(root, real))
-    throw new BundleError(where, `${JSON.stringify(name)} escapes the bundle folder`);
-  const info = await stat(real);
-  if (!info.isFile()) throw new BundleError(where, `${JSON.stringify(name)} is not a regular file`);
-  if (info.size > 2_147_483_647)
-    throw new BundleError(where, `${JSON.stringify(name)} is larger than xs:int allows`);
-  return { name, path: real, size: info.size };
+  return root;
+}
+
+/** bundle.json: a regular file in the folder (no link, no FIFO), read whole from one handle. */
+async function readBundleJson(root: string, rules: OpenRules): Promise<unknown> {
+  const place = { root, relative: 'bundle.json', where: 'bundle.json', label: '' };
+  const { handle, size } = await openInside(place, rules);
+  try {
+    if (size > MAX_BUNDLE_JSON_BYTES) throw new BundleError('bundle.json', 'is larger than 256 MB');
+    const chunks: Buffer[] = [];
+    for await (const chunk of handleChunks(handle, 1024 * 1024)) chunks.push(chunk);
+    return parseJsonText(Buffer.concat(chunks), 'bundle.json');
+  } finally {
+    await handle.close();
+  }
 }
 
 function refuseDuplicates(records: readonly { id: string; where: string }[], kind: RecordKind): void {
@@ -124,21 +187,13 @@ function refuseDuplicates(records: readonly { id: string; where: string }[], kin
   }
 }
 
+/**
+ * The bundle at `folder` (or `folder` is its bundle.json), validated, with its files open:
+ * the import stores them from those handles, and the caller closes them (closeBundle).
+ */
 export async function readBundle(folder: string, options: ReadOptions = {}): Promise<Bundle> {
-  const root = await realpath(folder).catch(() => {
-    throw new BundleError(folder, 'the bundle folder does not exist');
-  });
-  const jsonPath = path.join(root, 'bundle.json');
-  const info = await stat(jsonPath).catch(() => {
-    throw new BundleError('bundle.json', 'is missing');
-  });
-  if (info.size > MAX_BUNDLE_JSON_BYTES) throw new BundleError('bundle.json', 'is larger than 256 MB');
-  let json: unknown;
-  try {
-    json = JSON.parse(STRICT_UTF8.decode(await readFile(jsonPath)));
-  } catch (error) {
-    throw new BundleError('bundle.json', `is not valid JSON (${(error as Error).message})`);
-  }
+  const root = await bundleRoot(folder);
+  const json = await readBundleJson(root, { allowHardlinks: options.allowHardlinks === true });
   const top = checkObject(json, 'bundle.json');
   refuseUnknownKeys(top, TOP_LEVEL, 'bundle.json');
   if (top.format !== BUNDLE_FORMAT) {
@@ -168,7 +223,7 @@ export async function readBundle(folder: string, options: ReadOptions = {}): Pro
         derived: rules.derived,
       });
       let file: LocatedFile | undefined;
-      if (rules.extra.includes('file')) file = await locateFile(root, object.file, `${where}.file`);
+      if (rules.extra.includes('file')) file = locateFile(root, object.file, `${where}.file`);
       if (rules.extra.includes('oeffentlich')) {
         const value = object.oeffentlich ?? false;
         if (typeof value !== 'boolean')
@@ -234,12 +289,12 @@ export async function readBundle(folder: string, options: ReadOptions = {}): Pro
   }
 
   const located = [...pending.values()].flat().flatMap((r) => (r.file ? [r.file] : []));
-  const hashes = await hashFiles(located, options.onHashing);
+  const opened = await openAndHash(root, located, options);
   for (const [kind, list] of pending) {
     records.set(
       kind,
       list.map(({ file, ...record }) =>
-        file ? { ...record, file: { ...file, sha256: hashes.get(file.path)! } } : record,
+        file ? { ...record, file: { name: file.name, ...opened.get(file.relative)! } } : record,
       ),
     );
   }
