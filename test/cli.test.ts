@@ -171,7 +171,7 @@ describe('scoop import', { concurrency: true }, () => {
     assert.equal(refused.code, 1, refused.stderr);
     assert.match(
       refused.stderr,
-      /^import refused, nothing was changed: anhaenge\[0\] \(anhangID 1\)\.file: "a\.txt" has 2 hard links.*--allow-hardlinks/,
+      /^import refused, nothing was changed: anhaenge\[0\] \(anhangID 1\)\.file: "a\.txt" has 2 hard links.*--allow-hardlinks/m,
     );
     const stdout = await ok(['import', folder, '--allow-hardlinks', '--db', db]);
     assert.match(stdout, /\n {2}anhaenge +1 +0 +0 +0\n/);
