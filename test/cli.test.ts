@@ -26,8 +26,12 @@ const s = scratch();
 const BIN = path.resolve('bin/scoop.js');
 const GUID_LINE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\n$/;
 
-function scoop(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<CommandRun> {
-  return runScoop(args, { cwd: s.root, env });
+function scoop(
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+  input?: string,
+): Promise<CommandRun> {
+  return runScoop(args, { cwd: s.root, env, ...(input === undefined ? {} : { input }) });
 }
 
 /** A word for `sh -c`: single-quoted, its single quotes spelled '\''. */
@@ -185,7 +189,7 @@ describe('scoop import', { concurrency: true }, () => {
       ['token'],
       ['token', 'delete'],
       ['token', 'create', 'x'],
-      ['token', 'revoke'],
+      ['token', 'revoke', 'a', 'b'],
       ['token', 'list', 'x'],
     ];
     for (const args of usageErrors) {
@@ -365,7 +369,7 @@ for (const database of DATABASES) {
         await withStore(db, (store) => new Authenticator(store).verify(run.stdout.trim()), database);
       }));
 
-    test('token list shows label, created and last used, never the token or its hash', () =>
+    test('token list shows id, label, created and last used, never the token or its hash', () =>
       withLocation(async (db) => {
         const token = (await ok(['token', 'create', '--label', 'redaktion', '--db', db])).trim();
         await ok(['token', 'create', '--label', 'app', '--db', db]);
@@ -374,12 +378,16 @@ for (const database of DATABASES) {
 
         const list = await ok(['token', 'list', '--db', db]);
         const lines = list.trimEnd().split('\n');
-        assert.match(lines[0]!, /^label\s+created\s+last used\s+revoked$/);
+        assert.match(lines[0]!, /^id\s+label\s+created\s+last used\s+revoked$/);
         assert.equal(lines.length, 3);
-        const redaktion = lines.find((line) => line.startsWith('redaktion'));
-        assert.match(redaktion!, /^redaktion\s+\d{4}-\d{2}-\d{2}T[\d:.]+Z\s+2026-05-04T03:02:01\.000Z\s+-$/);
-        assert.match(lines.find((line) => line.startsWith('app'))!, /^app\s+\S+Z\s+-\s+-$/);
         const hash = hashToken(token);
+        const id = hash.toString('hex').slice(0, 8);
+        const redaktion = lines.find((line) => line.startsWith(`${id} redaktion`));
+        assert.match(
+          redaktion!,
+          /^[0-9a-f]{8} redaktion\s+\d{4}-\d{2}-\d{2}T[\d:.]+Z\s+2026-05-04T03:02:01\.000Z\s+-$/,
+        );
+        assert.match(lines.find((line) => line.includes(' app '))!, /^[0-9a-f]{8} app\s+\S+Z\s+-\s+-$/);
         for (const secret of [token, token.toUpperCase(), hash.toString('hex'), hash.toString('base64')]) {
           assert.equal(list.includes(secret), false, `list shows ${secret}`);
         }
@@ -394,12 +402,96 @@ for (const database of DATABASES) {
           (store) => assert.rejects(new Authenticator(store).verify(token), ScoopError),
           database,
         );
-        assert.match(await ok(['token', 'list', '--db', db]), /\n-\s+\S+Z\s+-\s+\S+Z\n$/);
+        assert.match(await ok(['token', 'list', '--db', db]), /\n[0-9a-f]{8} -\s+\S+Z\s+-\s+\S+Z\n$/);
 
-        for (const again of [token, 'kein-token']) {
-          const run = await scoop(['token', 'revoke', again, '--db', db]);
-          assert.equal(run.code, 1, again);
-          assert.match(run.stderr, /no active token matches/);
+        const run = await scoop(['token', 'revoke', token, '--db', db]);
+        assert.equal(run.code, 1);
+        assert.match(run.stderr, /no active token matches/);
+      }));
+
+    test('token revoke reads the token from stdin, with - or no argument', () =>
+      withLocation(async (db) => {
+        for (const args of [['-'], []]) {
+          const token = (await ok(['token', 'create', '--db', db])).trim();
+          const run = await scoop(
+            ['token', 'revoke', ...args, '--db', db],
+            {},
+            `${token.toUpperCase()}\nmore\n`,
+          );
+          assert.equal(run.code, 0, run.stderr);
+          assert.equal(run.stdout, 'revoked\n');
+          assert.equal(run.stderr.includes(token), false);
+          await withStore(
+            db,
+            (store) => assert.rejects(new Authenticator(store).verify(token), ScoopError),
+            database,
+          );
+        }
+        const empty = await scoop(['token', 'revoke', '-', '--db', db], {}, 'kein-token\n');
+        assert.equal(empty.code, 2);
+        assert.match(
+          empty.stderr,
+          /^scoop token: revoke: the first line of stdin is not a token \(a GUID\)\n$/,
+        );
+      }));
+
+    test('token revoke takes the id that token list shows', () =>
+      withLocation(async (db) => {
+        const token = (await ok(['token', 'create', '--label', 'weg', '--db', db])).trim();
+        const kept = (await ok(['token', 'create', '--label', 'bleibt', '--db', db])).trim();
+        const line = (await ok(['token', 'list', '--db', db])).split('\n').find((l) => l.includes(' weg '))!;
+        const id = line.slice(0, 8);
+        assert.equal(id, hashToken(token).toString('hex').slice(0, 8));
+        assert.equal(await ok(['token', 'revoke', id.toUpperCase(), '--db', db]), 'revoked\n');
+        await withStore(
+          db,
+          async (store) => {
+            await assert.rejects(new Authenticator(store).verify(token), ScoopError);
+            await new Authenticator(store).verify(kept);
+          },
+          database,
+        );
+        const again = await scoop(['token', 'revoke', id, '--db', db]);
+        assert.equal(again.code, 1);
+        assert.match(again.stderr, /no active token matches/);
+        const unknown = await scoop([
+          'token',
+          'revoke',
+          'ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff',
+          '--db',
+          db,
+        ]);
+        assert.equal(unknown.code, 1);
+        assert.match(unknown.stderr, /no token has the id f{64}/);
+      }));
+
+    test('token revoke refuses an id that matches more than one token', () =>
+      withLocation(async (db) => {
+        // Two hashes that share their first eight hex characters, as no real pair is known to.
+        await withStore(
+          db,
+          async (store) => {
+            await store.addToken(Buffer.from('ab01cd2300', 'hex'), 'eins', '2026-01-01T00:00:00.000Z');
+            await store.addToken(Buffer.from('ab01cd2311', 'hex'), 'zwei', '2026-01-01T00:00:01.000Z');
+          },
+          database,
+        );
+        const run = await scoop(['token', 'revoke', 'ab01cd23', '--db', db]);
+        assert.equal(run.code, 1);
+        assert.match(run.stderr, /id ab01cd23 matches 2 tokens/);
+        assert.equal(await ok(['token', 'revoke', 'ab01cd2311', '--db', db]), 'revoked\n');
+      }));
+
+    test('token revoke refuses a malformed argument, exit 2, without echoing it', () =>
+      withLocation(async (db) => {
+        for (const bad of ['kein-token', 'a3f', '0123456789abcdef-x', '{not-a-guid}']) {
+          const run = await scoop(['token', 'revoke', bad, '--db', db]);
+          assert.equal(run.code, 2, bad);
+          assert.match(
+            run.stderr,
+            /neither a token id \(8 hex characters, from `scoop token list`\) nor a token \(a GUID\)/,
+          );
+          assert.equal(run.stderr.includes(bad), false, bad);
         }
       }));
   });

@@ -24,7 +24,20 @@ export function sameHash(a: Buffer, b: Buffer): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** Hex characters of a token's hash that name it in `scoop token list` and `revoke`. */
+export const TOKEN_ID_LENGTH = 8;
+
+/**
+ * A token's short id: the start of its SHA-256 hash in hex. It names the token to an
+ * operator without revealing it; the hash, not the token, cannot be turned back.
+ */
+export function tokenId(hash: Buffer): string {
+  return hash.toString('hex').slice(0, TOKEN_ID_LENGTH);
+}
+
 export interface TokenInfo {
+  /** The SHA-256 hash the store keeps (never the token). */
+  readonly hash: Buffer;
   readonly label: string;
   readonly createdAt: string;
   readonly lastUsedAt: string | null;

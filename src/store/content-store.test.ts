@@ -374,12 +374,14 @@ function storeBehaviour(db: TestDatabase): void {
       assert.equal(await store.findActiveToken(other), undefined);
       assert.deepEqual(await store.listTokens(), [
         {
+          hash,
           label: 'redaktion',
           createdAt: '2026-01-02T03:04:05.000Z',
           lastUsedAt: '2026-02-01T00:00:00.000Z',
           revokedAt: null,
         },
         {
+          hash: other,
           label: 'app',
           createdAt: '2026-01-02T03:04:06.000Z',
           lastUsedAt: null,

@@ -9,7 +9,7 @@ import { StoreTokens, type TokenChange, type TokenRow, type TokenTable } from '.
 
 /** An in-memory token table that commits each change at once, or refuses it when told to. */
 class FakeTable implements TokenTable {
-  readonly rows = new Map<string, TokenRow & { hash: Buffer }>();
+  readonly rows = new Map<string, TokenRow>();
   tokensVersion = 0;
   changes: TokenChange['kind'][] = [];
   refuse = false;
@@ -43,7 +43,7 @@ class FakeTable implements TokenTable {
   }
 
   async list() {
-    return [...this.rows.values()].map(({ hash: _, ...row }) => row);
+    return [...this.rows.values()];
   }
 }
 
@@ -101,12 +101,14 @@ test('tokens are listed as TokenInfo, in the table order', async () => {
   await tokens.revokeToken(B, '2026-01-06T00:00:00.000Z');
   assert.deepEqual(await tokens.listTokens(), [
     {
+      hash: A,
       label: 'a',
       createdAt: '2026-01-01T00:00:00.000Z',
       lastUsedAt: '2026-01-05T00:00:00.000Z',
       revokedAt: null,
     },
     {
+      hash: B,
       label: 'b',
       createdAt: '2026-01-02T00:00:00.000Z',
       lastUsedAt: null,

@@ -14,6 +14,7 @@ export type TokenChange =
 
 /** A row of the `tokens` table, as both stores select it. */
 export interface TokenRow {
+  readonly hash: Buffer;
   readonly label: string;
   readonly created_at: string;
   readonly last_used_at: string | null;
@@ -71,6 +72,7 @@ export class StoreTokens implements TokenCommands {
 
   async listTokens(): Promise<TokenInfo[]> {
     return (await this.table.list()).map((row) => ({
+      hash: row.hash,
       label: row.label,
       createdAt: row.created_at,
       lastUsedAt: row.last_used_at,

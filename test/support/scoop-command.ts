@@ -13,15 +13,23 @@ export interface CommandRun {
 /** `SCOOP_DB` of the test's own environment is not passed on: each test says which store it means. */
 export function runScoop(
   args: readonly string[],
-  options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>> } = {},
+  options: {
+    readonly cwd?: string;
+    readonly env?: Readonly<Record<string, string>>;
+    /** Written to its stdin; without it, stdin is empty. */
+    readonly input?: string;
+  } = {},
 ): Promise<CommandRun> {
   const { SCOOP_DB: _ignored, ...inherited } = process.env;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd,
       env: { ...inherited, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    // A command that exits before reading its input closes the pipe: not the test's failure.
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => {

@@ -47,7 +47,7 @@ export class PostgresTokenTable implements TokenTable {
 
   async list(): Promise<TokenRow[]> {
     const { rows } = await this.db.query<TokenRow & pg.QueryResultRow>(
-      'SELECT label, created_at, last_used_at, revoked_at FROM tokens ORDER BY created_at, label COLLATE "C"',
+      'SELECT hash, label, created_at, last_used_at, revoked_at FROM tokens ORDER BY created_at, label COLLATE "C"',
     );
     return rows;
   }

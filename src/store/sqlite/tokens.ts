@@ -17,7 +17,7 @@ export class SqliteTokenTable implements TokenTable {
       ),
       touch: db.prepare('UPDATE tokens SET last_used_at = ? WHERE hash = ?'),
       list: db.prepare<[], TokenRow>(
-        'SELECT label, created_at, last_used_at, revoked_at FROM tokens ORDER BY created_at, label',
+        'SELECT hash, label, created_at, last_used_at, revoked_at FROM tokens ORDER BY created_at, label',
       ),
     };
   }
