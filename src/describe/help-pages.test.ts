@@ -18,13 +18,13 @@ async function assertValid(name: string, page: string): Promise<void> {
 
 test('the index, endpoint and operation pages are valid HTML', async () => {
   await assertValid('index', indexPage());
-  for (const endpoint of ENDPOINTS) await assertValid(endpoint.path, endpointPage(endpoint));
-  for (const op of OPERATIONS) await assertValid(op.name, operationPage(op, NS));
+  for (const endpoint of ENDPOINTS) await assertValid(endpoint.path, endpointPage(endpoint, true));
+  for (const op of OPERATIONS) await assertValid(op.name, operationPage(op, NS, true));
 });
 
 test('every operation page has samples for the four bindings and a test form posting to the operation', () => {
   for (const op of OPERATIONS) {
-    const page = operationPage(op, NS);
+    const page = operationPage(op, NS, true);
     for (const title of ['SOAP 1.1', 'SOAP 1.2', 'HTTP GET', 'HTTP POST'])
       assert.ok(page.includes(`<h3>${title}</h3>`));
     assert.ok(page.includes(`action="${op.endpoint.path}/${op.name}"`));
@@ -33,8 +33,25 @@ test('every operation page has samples for the four bindings and a test form pos
   }
 });
 
+test('with SCOOP_HTTP_AUTH=off the pages say HTTP needs no token, and the test form asks for none', async () => {
+  for (const endpoint of ENDPOINTS) {
+    const page = endpointPage(endpoint, false);
+    await assertValid(endpoint.path, page);
+    assert.equal(page.includes('no token needed on this server'), endpoint.requiresToken, endpoint.path);
+    assert.equal(page.includes('Authorization: Bearer'), false, endpoint.path);
+    assert.equal(endpointPage(endpoint, true).includes('no token needed on this server'), false);
+  }
+  for (const op of OPERATIONS) {
+    const page = operationPage(op, NS, false);
+    await assertValid(op.name, page);
+    assert.equal(page.includes('name="token"'), false, `${op.name} token field`);
+    assert.equal(page.includes('<code>SCOOP_HTTP_AUTH=off</code>'), op.endpoint.requiresToken, op.name);
+    if (op.endpoint.requiresToken) assert.ok(page.includes('the <code>wsAuthHeader</code> header'), op.name);
+  }
+});
+
 test('a namespace with markup in it is escaped, never inserted raw', () => {
-  const page = operationPage(OPERATIONS[0]!, 'urn:x"><script>alert(1)</script>');
+  const page = operationPage(OPERATIONS[0]!, 'urn:x"><script>alert(1)</script>', true);
   assert.ok(!page.includes('<script>alert(1)'));
   assert.ok(page.includes('&lt;script&gt;alert(1)'));
 });

@@ -17,10 +17,12 @@ function typeDescription(param: Field): string {
   return type.name;
 }
 
-function tokenNote(endpoint: Endpoint): Html {
-  return endpoint.requiresToken
+/** `httpAuth`: whether HTTP GET/POST calls need the token too (`SCOOP_HTTP_AUTH`). */
+function tokenNote(endpoint: Endpoint, httpAuth: boolean): Html {
+  if (!endpoint.requiresToken) return html`<p><span class="badge">public</span> No token needed.</p>`;
+  return httpAuth
     ? html`<p><span class="badge">token required</span> SOAP: the <code>wsAuthHeader</code> header; HTTP GET/POST: <code>Authorization: Bearer &lt;token&gt;</code> (or a <code>token</code> form field on POST).</p>`
-    : html`<p><span class="badge">public</span> No token needed.</p>`;
+    : html`<p><span class="badge">token required for SOAP</span> SOAP: the <code>wsAuthHeader</code> header. HTTP GET/POST: no token needed on this server (<code>SCOOP_HTTP_AUTH=off</code>).</p>`;
 }
 
 export function indexPage(): string {
@@ -36,7 +38,7 @@ export function indexPage(): string {
   );
 }
 
-export function endpointPage(endpoint: Endpoint): string {
+export function endpointPage(endpoint: Endpoint, httpAuth: boolean): string {
   const items = operationsAt(endpoint).map(
     (op) => html`<li><a href="${endpoint.path}?op=${op.name}">${op.name}</a>: ${op.purpose}</li>`,
   );
@@ -45,22 +47,24 @@ export function endpointPage(endpoint: Endpoint): string {
     html`<p><a href="/">All endpoints</a></p>
 <h1>${endpoint.serviceName} Web Service (v${endpoint.version})</h1>
 <p><code>${endpoint.path}</code> — <a href="${endpoint.path}?wsdl">Service description (WSDL)</a></p>
-${tokenNote(endpoint)}
+${tokenNote(endpoint, httpAuth)}
 <h2>Operations</h2>
 <ul>${items}</ul>`,
   );
 }
 
-function testForm(operation: Operation): Html {
+function testForm(operation: Operation, httpAuth: boolean): Html {
   const { endpoint } = operation;
   const fields = operation.params.map((p) => {
     const numeric = p.type.kind === 'scalar' && p.type.name === 'int';
     const attributes = numeric ? html` inputmode="numeric"` : html``;
     return html`<label>${p.name} <span class="hint">${typeDescription(p)}</span><input type="text" name="${p.name}"${attributes}></label>`;
   });
-  const token = endpoint.requiresToken
-    ? html`<label>token <span class="hint">sent as the token form field</span><input type="text" name="token" autocomplete="off"></label>`
-    : html``;
+  // The form calls the operation through HTTP POST, which needs no token when httpAuth is off.
+  const token =
+    endpoint.requiresToken && httpAuth
+      ? html`<label>token <span class="hint">sent as the token form field</span><input type="text" name="token" autocomplete="off"></label>`
+      : html``;
   return html`<form id="test-form" method="post" action="${endpoint.path}/${operation.name}">
 ${fields}${token}
 <button type="submit">Invoke</button>
@@ -68,7 +72,7 @@ ${fields}${token}
 <pre id="test-result" hidden></pre>`;
 }
 
-export function operationPage(operation: Operation, namespace: string): string {
+export function operationPage(operation: Operation, namespace: string, httpAuth: boolean): string {
   const { endpoint } = operation;
   const params =
     operation.params.length === 0
@@ -88,11 +92,11 @@ export function operationPage(operation: Operation, namespace: string): string {
     html`<p><a href="${endpoint.path}">${endpoint.serviceName} v${endpoint.version}</a></p>
 <h1>${operation.name}</h1>
 <p>${operation.purpose}.</p>
-${tokenNote(endpoint)}
+${tokenNote(endpoint, httpAuth)}
 <h2>Parameters</h2>
 ${params}
 <h2>Test</h2>
-${testForm(operation)}
+${testForm(operation, httpAuth)}
 <h2>Sample messages</h2>
 ${sampleSections}`,
   );

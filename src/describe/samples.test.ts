@@ -81,7 +81,7 @@ for (const operation of OPERATIONS) {
 
 test('the operation page shows every sample, escaped', () => {
   for (const operation of OPERATIONS) {
-    const page = operationPage(operation, REFERENCE_NS);
+    const page = operationPage(operation, REFERENCE_NS, true);
     for (const s of samples(operation, REFERENCE_NS, operation.endpoint.path)) {
       assert.ok(
         page.includes(`<pre><code>${escapeHtml(s.request)}</code></pre>`),

@@ -112,6 +112,7 @@ function context(options: AppOptions): AppContext {
       namespace: options.namespace,
       publicUrl: options.publicUrl,
       trustProxy: options.trustProxy ?? false,
+      httpAuth: options.httpAuth,
     }),
     base64Cache: options.base64Cache,
     afterRefusedUpload: options.afterRefusedUpload,

@@ -12,6 +12,7 @@ const plain: DescribeOptions = {
   namespace: 'http://scoop.example.org/api',
   publicUrl: undefined,
   trustProxy: false,
+  httpAuth: true,
 };
 
 test('SCOOP_PUBLIC_URL wins over everything the request says', () => {

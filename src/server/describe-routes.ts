@@ -20,6 +20,8 @@ export interface DescribeOptions {
   readonly publicUrl: string | undefined;
   /** Honour X-Forwarded-Proto / X-Forwarded-Host (`SCOOP_TRUST_PROXY`). */
   readonly trustProxy: boolean;
+  /** Whether HTTP GET/POST calls of token-protected operations need a token (`SCOOP_HTTP_AUTH`). */
+  readonly httpAuth: boolean;
 }
 
 export interface Document {
@@ -68,7 +70,9 @@ function html(body: string): Document {
 
 export function createDescribeRoutes(options: DescribeOptions) {
   const wsdl = new Map<Endpoint, string>(ENDPOINTS.map((e) => [e, generateWsdl(e, options.namespace)]));
-  const endpointPages = new Map<Endpoint, string>(ENDPOINTS.map((e) => [e, endpointPage(e)]));
+  const endpointPages = new Map<Endpoint, string>(
+    ENDPOINTS.map((e) => [e, endpointPage(e, options.httpAuth)]),
+  );
   const index = indexPage();
   const assets = new Map<string, Document>([
     [`${ASSET_PREFIX}help.css`, { contentType: 'text/css; charset=utf-8', body: HELP_CSS }],
@@ -104,7 +108,7 @@ export function createDescribeRoutes(options: DescribeOptions) {
             `The operation ${op.slice(0, 100)} is not offered at ${endpoint.path}.`,
           );
         }
-        return html(operationPage(operation, options.namespace));
+        return html(operationPage(operation, options.namespace, options.httpAuth));
       }
       return html(endpointPages.get(endpoint)!);
     },
