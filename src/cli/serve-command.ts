@@ -68,6 +68,10 @@ export function publicUrlWarning(host: string, publicUrl: string | undefined): s
   return `serving on ${host} without SCOOP_PUBLIC_URL: WSDL and DISCO addresses follow each request's Host header; set SCOOP_PUBLIC_URL (--public-url) to the address clients use`;
 }
 
+/** SCOOP_HTTP_AUTH=off opens the token-protected operations to anyone over HTTP GET/POST. */
+export const HTTP_AUTH_OFF_WARNING =
+  'SCOOP_HTTP_AUTH=off: HTTP GET and POST calls of scoop.asmx operations need no token, so anyone who reaches this server can call them (SOAP still needs one)';
+
 export async function serveCommand(args: string[]): Promise<number> {
   const parsed = parseCommand(
     args,
@@ -103,6 +107,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (!isWorker) for (const line of settings.deprecations) logger.warn(line);
   const addressWarning = publicUrlWarning(settings.host, settings.publicUrl);
   if (!isWorker && addressWarning) logger.warn({ host: settings.host }, addressWarning);
+  if (!isWorker && !settings.httpAuth) logger.warn(HTTP_AUTH_OFF_WARNING);
   const metrics = createMetrics();
   const store = await openStore(settings.db, {
     serving: true,
