@@ -26,22 +26,19 @@ would stay in the shell's history (a token argument is still accepted).`;
 /** A token id as `list` shows it; longer prefixes of the hash are accepted too. */
 const TOKEN_ID = new RegExp(`^[0-9a-fA-F]{${TOKEN_ID_LENGTH},64}$`);
 
-/** How many arguments each action takes. */
-const ARITY: ReadonlyMap<string, number> = new Map([
+/** How many arguments each action takes at most (`revoke` without one reads stdin). */
+const MOST_ARGUMENTS: ReadonlyMap<string, number> = new Map([
   ['create', 0],
   ['list', 0],
   ['revoke', 1],
 ]);
 
-/** `revoke` may also go without its argument: the token comes from stdin then. */
-const OPTIONAL_ARGUMENT: ReadonlySet<string> = new Set(['revoke']);
-
 /** Refuses a wrong action or argument count before the store is opened, so a typo creates no database file. */
 function checkUsage(action: string | undefined, rest: readonly string[]): void {
-  const arity = action === undefined ? undefined : ARITY.get(action);
-  if (arity === undefined) throw new UsageError(`expected create, list or revoke\n\n${HELP}`);
-  if (rest.length !== arity && !(rest.length === 0 && OPTIONAL_ARGUMENT.has(action!))) {
-    const expected = arity === 0 ? 'no arguments' : 'at most one id or token';
+  const most = action === undefined ? undefined : MOST_ARGUMENTS.get(action);
+  if (most === undefined) throw new UsageError(`expected create, list or revoke\n\n${HELP}`);
+  if (rest.length > most) {
+    const expected = most === 0 ? 'no arguments' : 'at most one id or token';
     throw new UsageError(`${action} takes ${expected}\n\n${HELP}`);
   }
 }
@@ -95,6 +92,8 @@ type RevokeTarget = { readonly hash: Buffer } | { readonly id: string };
 /** `argument` is `-` when the token comes from stdin. */
 async function revokeTarget(argument: string): Promise<RevokeTarget> {
   if (argument === '-') {
+    // On a terminal, say what the waiting is for.
+    if (process.stdin.isTTY) process.stderr.write('scoop token revoke: the token to revoke, then Enter: ');
     const canonical = canonicalToken(await firstLine(process.stdin));
     if (!canonical) throw new UsageError('revoke: the first line of stdin is not a token (a GUID)');
     return { hash: hashToken(canonical) };
