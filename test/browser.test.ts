@@ -43,7 +43,35 @@ interface InPage {
   };
   readonly innerWidth: number;
   scoopReportViolation(text: string): void;
+  getComputedStyle(element: InPageElement): { readonly wordBreak: string; readonly hyphens: string };
 }
+
+interface InPageRange {
+  setStart(node: InPageNode, offset: number): void;
+  setEnd(node: InPageNode, offset: number): void;
+  getClientRects(): ArrayLike<{ readonly top: number; readonly width: number }>;
+}
+
+interface InPageNode {
+  readonly textContent: string | null;
+  readonly parentElement: InPageElement | null;
+}
+
+interface InPageElement {
+  readonly tagName: string;
+}
+
+/** What the word check uses of the document, beyond `InPage`. */
+interface InPageWalk {
+  readonly document: {
+    readonly body: unknown;
+    createTreeWalker(root: unknown, whatToShow: number): { nextNode(): InPageNode | null };
+    createRange(): InPageRange;
+    querySelectorAll(selector: '*'): ArrayLike<InPageElement>;
+  };
+}
+
+const DESKTOP = { width: 1280, height: 800 };
 
 let fixture: Fixture;
 let context: BrowserContext;
@@ -226,5 +254,80 @@ test('every endpoint and operation help page fits a phone and loads without erro
   }
   assert.deepEqual(errors, [], 'console errors');
   assert.deepEqual(violations, [], 'CSP violations');
+  await page.close();
+});
+
+/**
+ * Words split across lines: each run of letters and digits in the page's text must lie on
+ * one line (its client rects share a top), and no element may break words anywhere.
+ */
+async function brokenWords(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const w = globalThis as unknown as InPage & InPageWalk;
+    const found: string[] = [];
+    for (const element of Array.from(w.document.querySelectorAll('*'))) {
+      const style = w.getComputedStyle(element);
+      if (style.wordBreak === 'break-all' || style.hyphens === 'auto')
+        found.push(`${element.tagName}: word-break ${style.wordBreak}, hyphens ${style.hyphens}`);
+    }
+    const SHOW_TEXT = 4;
+    const walker = w.document.createTreeWalker(w.document.body, SHOW_TEXT);
+    const range = w.document.createRange();
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent ?? '';
+      for (const match of text.matchAll(/[\p{L}\p{N}_]{2,}/gu)) {
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        const tops = new Set(
+          Array.from(range.getClientRects())
+            .filter((r) => r.width > 0)
+            .map((r) => Math.round(r.top)),
+        );
+        if (tops.size > 1) found.push(`${node.parentElement?.tagName}: "${match[0]}" on ${tops.size} lines`);
+      }
+    }
+    return found;
+  });
+}
+
+test('at 1280 px no page breaks a word mid-word (screenshot of the getBild page)', async (t) => {
+  const { page, errors, violations } = await watchedPage();
+  await page.setViewportSize(DESKTOP);
+  const pages = [
+    '/',
+    ...ENDPOINTS.flatMap((e) => [e.path, ...operationsAt(e).map((op) => `${e.path}?op=${op.name}`)]),
+  ];
+  for (const url of pages) {
+    await open(page, url);
+    const { innerWidth } = await widths(page);
+    assert.equal(innerWidth, DESKTOP.width, url);
+    assert.deepEqual(await brokenWords(page), [], url);
+  }
+  await open(page, '/scoop/api/v6/public.asmx?op=getBild');
+  const screenshot = path.join(dir, 'getBild-1280.png');
+  await page.screenshot({ path: screenshot, fullPage: true });
+  assert.equal(
+    readFileSync(screenshot).readUInt32BE(16),
+    DESKTOP.width * 2,
+    'screenshot width (device pixels)',
+  );
+  t.diagnostic(`screenshot: ${screenshot}${KEEP_SCREENSHOTS ? '' : ' (removed after the run)'}`);
+  assert.deepEqual(errors, [], 'console errors');
+  assert.deepEqual(violations, [], 'CSP violations');
+  await page.close();
+});
+
+test('a browser asking for an unknown operation gets an HTML page: 404 and the catalogue code', async () => {
+  const { page, errors } = await watchedPage();
+  const response = await page.goto(new URL('/scoop/api/v6/public.asmx?op=unknown', fixture.server.url).href);
+  assert.ok(response);
+  assert.equal(response.status(), 404);
+  assert.equal(response.headers()['content-type'], 'text/html; charset=utf-8');
+  assert.equal(await page.locator('main code').first().textContent(), 'UNKNOWN_OPERATION');
+  // Chromium logs the 404 of the navigation; nothing else is expected.
+  assert.ok(
+    errors.every((e) => /status of 404/.test(e)),
+    errors.join('\n'),
+  );
   await page.close();
 });

@@ -42,6 +42,8 @@ export interface Operation<
   /** `wsGet<Op>Response`: the content of `<Op>Result` and the HTTP root element. */
   readonly result: R;
   readonly purpose: string;
+  /** What each parameter means and its range, for the help pages (never in the WSDL). */
+  readonly paramDocs: Readonly<Record<P[number]['name'], string>>;
 }
 
 function endpoint(group: EndpointGroup, version: number): Endpoint {
@@ -76,9 +78,21 @@ function operation<const N extends string, const P extends readonly Field[], R e
   params: P,
   resultField: R,
   purpose: string,
+  paramDocs: Readonly<Record<P[number]['name'], string>>,
 ): Operation<N, P, ComplexType<readonly [R]>> {
-  return { name, endpoint: at, params, result: complex(resultTypeName(name), [resultField]), purpose };
+  return {
+    name,
+    endpoint: at,
+    params,
+    result: complex(resultTypeName(name), [resultField]),
+    purpose,
+    paramDocs,
+  };
 }
+
+const INT_RANGE = 'an xs:int (-2147483648 to 2147483647)';
+/** The default of SCOOP_MAX_IMAGE_DIMENSION, which an operator may change. */
+const SIDE_RANGE = '0 to SCOOP_MAX_IMAGE_DIMENSION (4096 unless the operator changed it)';
 
 /** Each operation with its literal types, which ArgumentsOf and ResultOf read. */
 const DEFINED = [
@@ -88,6 +102,7 @@ const DEFINED = [
     [field('anhangID', INT)],
     field('anhangVorhanden', BOOLEAN),
     'Checks whether an attachment exists',
+    { anhangID: `The attachment's id, ${INT_RANGE}.` },
   ),
   operation(
     'getArtikelDetails',
@@ -95,6 +110,7 @@ const DEFINED = [
     [field('artikelID', INT)],
     field('artikelDetails', wsArtikelDetails),
     'Returns one article with all details',
+    { artikelID: `The article's id, ${INT_RANGE}.` },
   ),
   operation(
     'getAbonnierteNewsletter',
@@ -102,6 +118,7 @@ const DEFINED = [
     [field('email', STRING)],
     field('newsletter', ArrayOfInt),
     'Returns the newsletters a user has subscribed to',
+    { email: "The subscriber's e-mail address; must not be empty." },
   ),
   operation(
     'getNewsletter',
@@ -109,6 +126,7 @@ const DEFINED = [
     [],
     field('newsletter', ArrayOfWsNewsletter),
     'Returns the publicly subscribable newsletters',
+    {},
   ),
   operation(
     'getCityAppBereich',
@@ -116,6 +134,7 @@ const DEFINED = [
     [field('cityAppBereichID', INT)],
     field('cityAppBereich', wsCityAppBereich),
     'Returns one city-app area',
+    { cityAppBereichID: `The city-app area's id, ${INT_RANGE}.` },
   ),
   operation(
     'getBild',
@@ -128,6 +147,13 @@ const DEFINED = [
     ],
     field('bild', wsBild),
     'Returns one image',
+    {
+      bildID: `The image's id, ${INT_RANGE}.`,
+      width: `Width in pixels, ${SIDE_RANGE}; 0 derives it from height keeping the aspect ratio, and 0 for both returns the image as stored.`,
+      height: `Height in pixels, ${SIDE_RANGE}; 0 derives it from width keeping the aspect ratio, and 0 for both returns the image as stored.`,
+      resizeModes:
+        'How the image fills the box: standard (fits inside, never enlarged), fit (fits inside), crop (fills the box, the overflow cut off), stretch (fills the box, aspect ratio ignored), background (fits inside, padded to the box). An empty or missing list means standard.',
+    },
   ),
   operation(
     'getAnhang',
@@ -135,6 +161,7 @@ const DEFINED = [
     [field('anhangID', INT)],
     field('anhang', wsAnhang),
     'Returns one attachment',
+    { anhangID: `The attachment's id, ${INT_RANGE}.` },
   ),
   operation(
     'getBereich',
@@ -142,6 +169,7 @@ const DEFINED = [
     [field('bereichID', INT)],
     field('bereich', wsBereich),
     'Returns one area',
+    { bereichID: `The area's id, ${INT_RANGE}.` },
   ),
 ] as const satisfies readonly Operation[];
 

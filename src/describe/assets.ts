@@ -4,13 +4,14 @@ export const HELP_CSS = `:root { color-scheme: light dark; --accent: #1d5fa8; }
 * { box-sizing: border-box; }
 body { font: 16px/1.5 system-ui, sans-serif; margin: 0; }
 main { max-width: 60rem; margin: 0 auto; padding: 1rem; }
-h1 { font-size: 1.6rem; margin: .5rem 0; overflow-wrap: anywhere; }
+h1 { font-size: 1.6rem; margin: .5rem 0; overflow-wrap: break-word; }
 h2 { font-size: 1.2rem; margin-top: 2rem; }
 a { color: var(--accent); }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid #8884; vertical-align: top; }
 pre { overflow-x: auto; padding: .75rem; background: #8881; border: 1px solid #8884; font-size: .85rem; }
-code { overflow-wrap: anywhere; }
+code { overflow-wrap: break-word; }
+header p { margin-top: 0; opacity: .85; }
 form { display: grid; gap: .75rem; max-width: 30rem; }
 label { display: grid; gap: .25rem; font-weight: 600; }
 input { font: inherit; padding: .4rem; width: 100%; }

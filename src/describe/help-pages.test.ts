@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HtmlValidate } from 'html-validate';
 import { ENDPOINTS, OPERATIONS } from '../contract/operations.ts';
-import { endpointPage, indexPage, operationPage } from './help-pages.ts';
+import { endpointPage, indexPage, operationPage, refusalPage } from './help-pages.ts';
 import { escapeHtml, html } from './html.ts';
 
 const NS = 'http://scoop.example.org/api';
@@ -59,4 +59,44 @@ test('a namespace with markup in it is escaped, never inserted raw', () => {
 test('escapeHtml and the html template escape all five special characters', () => {
   assert.equal(escapeHtml(`<a href="x">'&'</a>`), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
   assert.equal(html`<p>${'<b>'}</p>`.text, '<p>&lt;b&gt;</p>');
+});
+
+test('the index has a header and says which endpoints need a token', () => {
+  const page = indexPage();
+  assert.match(page, /<header>\s*<h1>scoop<\/h1>\s*<p>[^<]+<\/p>\s*<\/header>/);
+  for (const endpoint of ENDPOINTS) {
+    const row = page.split('<tr>').find((r) => r.includes(`<a href="${endpoint.path}">`));
+    assert.ok(row, endpoint.path);
+    assert.ok(row.includes(endpoint.requiresToken ? 'token required' : 'public'), `${endpoint.path}: ${row}`);
+  }
+});
+
+test('each parameter row shows its meaning and range from the contract', () => {
+  for (const op of OPERATIONS) {
+    const page = operationPage(op, NS, true);
+    for (const p of op.params) {
+      const doc = (op.paramDocs as Record<string, string>)[p.name];
+      assert.ok(doc, `${op.name}.${p.name} has a description in the contract`);
+      assert.ok(page.includes(escapeHtml(doc)), `${op.name}.${p.name}: description shown`);
+    }
+  }
+  const getBild = OPERATIONS.find((op) => op.name === 'getBild')!;
+  const page = operationPage(getBild, NS, true);
+  assert.match(page, /<td><code>width<\/code><\/td><td>[^<]*<\/td><td>[^<]*0 to [^<]*4096/);
+  assert.match(page, /0 for both returns the image as stored/);
+  for (const mode of ['standard', 'crop', 'fit', 'stretch', 'background']) assert.ok(page.includes(mode));
+});
+
+test('a refusal page for a browser names the catalogue code and is valid HTML', async () => {
+  const page = refusalPage('UNKNOWN_OPERATION', 'The operation <x> is not offered at /a.');
+  assert.ok(page.includes('<code>UNKNOWN_OPERATION</code>'));
+  assert.ok(page.includes('The operation &lt;x&gt; is not offered at /a.'));
+  await assertValid('refusal', page);
+});
+
+test('with SCOOP_HTTP_AUTH=off the index says HTTP GET/POST need no token', async () => {
+  const page = indexPage(false);
+  await assertValid('index, HTTP auth off', page);
+  assert.match(page, /over HTTP GET\/POST no token is needed on this server/);
+  assert.match(page, /token required for SOAP/);
 });

@@ -17,6 +17,10 @@ function typeDescription(param: Field): string {
   return type.name;
 }
 
+function paramDoc(operation: Operation, param: Field): string {
+  return (operation.paramDocs as Readonly<Record<string, string>>)[param.name] ?? '';
+}
+
 /** `httpAuth`: whether HTTP GET/POST calls need the token too (`SCOOP_HTTP_AUTH`). */
 function tokenNote(endpoint: Endpoint, httpAuth: boolean): Html {
   if (!endpoint.requiresToken) return html`<p><span class="badge">public</span> No token needed.</p>`;
@@ -25,16 +29,41 @@ function tokenNote(endpoint: Endpoint, httpAuth: boolean): Html {
     : html`<p><span class="badge">token required for SOAP</span> SOAP: the <code>wsAuthHeader</code> header. HTTP GET/POST: no token needed on this server (<code>SCOOP_HTTP_AUTH=off</code>).</p>`;
 }
 
-export function indexPage(): string {
+function access(endpoint: Endpoint, httpAuth: boolean): Html {
+  if (!endpoint.requiresToken) return html`<span class="badge">public</span>`;
+  return httpAuth
+    ? html`<span class="badge">token required</span>`
+    : html`<span class="badge">token required for SOAP</span>`;
+}
+
+/** `httpAuth`: whether HTTP GET/POST calls need the token too (`SCOOP_HTTP_AUTH`). */
+export function indexPage(httpAuth = true): string {
   const rows = ENDPOINTS.map(
     (e) =>
-      html`<tr><td><a href="${e.path}">${e.path}</a></td><td>${operationsAt(e).map((op) => html`<a href="${e.path}?op=${op.name}">${op.name}</a> `)}</td><td><a href="${e.path}?wsdl">WSDL</a></td></tr>`,
+      html`<tr><td><a href="${e.path}">${e.path}</a></td><td>${access(e, httpAuth)}</td><td>${operationsAt(e).map((op) => html`<a href="${e.path}?op=${op.name}">${op.name}</a> `)}</td><td><a href="${e.path}?wsdl">WSDL</a></td></tr>`,
   );
   return page(
-    'scoop',
-    html`<h1>scoop</h1>
-<p>Published CMS content over SOAP 1.1, SOAP 1.2, HTTP GET and HTTP POST.</p>
-<table><thead><tr><th>Endpoint</th><th>Operations</th><th>Description</th></tr></thead><tbody>${rows}</tbody></table>`,
+    'scoop — published CMS content',
+    html`<header>
+<h1>scoop</h1>
+<p>Read-only web service for published CMS content (areas, articles, images, attachments, newsletters), over SOAP 1.1, SOAP 1.2, HTTP GET and HTTP POST.</p>
+</header>
+${
+  httpAuth
+    ? html`<p><code>scoop.asmx</code> endpoints need a token: in SOAP the <code>wsAuthHeader</code> header, over HTTP GET/POST <code>Authorization: Bearer &lt;token&gt;</code>. <code>public.asmx</code> needs none.</p>`
+    : html`<p><code>scoop.asmx</code> endpoints need a token in SOAP (the <code>wsAuthHeader</code> header); over HTTP GET/POST no token is needed on this server (<code>SCOOP_HTTP_AUTH=off</code>). <code>public.asmx</code> needs none.</p>`
+}
+<table><thead><tr><th>Endpoint</th><th>Access</th><th>Operations</th><th>Description</th></tr></thead><tbody>${rows}</tbody></table>`,
+  );
+}
+
+/** A refusal of a help-page request, for a browser: the same status and catalogue code as the XML one. */
+export function refusalPage(code: string, message: string): string {
+  return page(
+    `${code} — scoop`,
+    html`<p><a href="/">All endpoints</a></p>
+<h1>Not found</h1>
+<p><code>${code}</code>: ${message}</p>`,
   );
 }
 
@@ -77,8 +106,9 @@ export function operationPage(operation: Operation, namespace: string, httpAuth:
   const params =
     operation.params.length === 0
       ? html`<p>No parameters.</p>`
-      : html`<table><thead><tr><th>Parameter</th><th>Type</th></tr></thead><tbody>${operation.params.map(
-          (p) => html`<tr><td><code>${p.name}</code></td><td>${typeDescription(p)}</td></tr>`,
+      : html`<table><thead><tr><th>Parameter</th><th>Type</th><th>Meaning and range</th></tr></thead><tbody>${operation.params.map(
+          (p) =>
+            html`<tr><td><code>${p.name}</code></td><td>${typeDescription(p)}</td><td>${paramDoc(operation, p)}</td></tr>`,
         )}</tbody></table>`;
   const sampleSections = samples(operation, namespace, endpoint.path).map(
     (s) => html`<h3>${s.title}</h3>

@@ -162,6 +162,37 @@ describe('the kernel, driven by fakes', () => {
     }
   });
 
+  test('a browser asking for an unknown operation or path gets an HTML page with the status and the catalogue code', async () => {
+    const handle = app();
+    const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    for (const [url, code] of [
+      [`${PUBLIC}?op=unknown`, 'UNKNOWN_OPERATION'],
+      ['/nothing-here', 'NOT_FOUND'],
+    ] as const) {
+      const page = await request(handle, { url, headers: [['Accept', BROWSER]] });
+      assert.equal(page.status, 404, url);
+      assert.equal(page.headers['content-type'], 'text/html; charset=utf-8', url);
+      assert.equal(page.headers['cache-control'], 'private', url);
+      assert.ok(page.headers['content-security-policy'], url);
+      assert.match(page.text, /^<!DOCTYPE html>/, url);
+      assert.ok(page.text.includes(`<code>${code}</code>`), url);
+      for (const accept of [undefined, '*/*', 'text/xml', 'text/html;q=0.5, application/xml']) {
+        const headers: [string, string][] = accept === undefined ? [] : [['Accept', accept]];
+        const xml = await request(handle, { url, headers });
+        assert.equal(xml.status, 404, `${url} ${accept}`);
+        assert.equal(xml.headers['content-type'], 'text/xml; charset=utf-8', `${url} ${accept}`);
+        assert.ok(xml.text.includes(`<code>${code}</code>`), `${url} ${accept}`);
+      }
+    }
+    const head = await request(handle, {
+      method: 'HEAD',
+      url: `${PUBLIC}?op=unknown`,
+      headers: [['Accept', BROWSER]],
+    });
+    assert.equal(head.status, 404);
+    assert.equal(head.text, '');
+  });
+
   test('a Content-Encoding other than identity is 415 as HTTP, even at a SOAP endpoint (RFC 9110 §15.5.16)', async () => {
     const handle = app();
     for (const coding of ['gzip', 'identity, gzip']) {

@@ -7,7 +7,7 @@ import { ScoopError } from '../contract/errors.ts';
 import { ENDPOINTS, type Endpoint, findOperation } from '../contract/operations.ts';
 import { HELP_CSS, HELP_JS } from '../describe/assets.ts';
 import { generateDisco } from '../describe/disco.ts';
-import { endpointPage, indexPage, operationPage } from '../describe/help-pages.ts';
+import { endpointPage, indexPage, operationPage, refusalPage } from '../describe/help-pages.ts';
 import { ASSET_PREFIX, HELP_CSP } from '../describe/html.ts';
 import { ADDRESS_PLACEHOLDER, generateWsdl } from '../describe/wsdl.ts';
 import { hasTokenField, parseForm, refuseTokenInUrl } from '../protocol/http-request.ts';
@@ -64,6 +64,30 @@ export function baseUrl(req: Addressed, options: DescribeOptions): string {
   return `${scheme}://${host}`;
 }
 
+/** The media types an Accept header may rank against text/html (RFC 9110 §12.5.1). */
+const XML_OR_ANY = new Set(['text/xml', 'application/xml', 'text/*', 'application/*', '*/*']);
+
+/**
+ * Whether the client ranks text/html above XML and any type, as a browser's navigation
+ * does (text/html at q=1, application/xml at 0.9, any type at 0.8); a client that sends
+ * no Accept, only the any-type range or an XML type keeps getting XML.
+ */
+export function prefersHtml(accept: string | string[] | undefined): boolean {
+  const value = Array.isArray(accept) ? accept.join(',') : accept;
+  if (!value) return false;
+  let htmlQ = 0;
+  let otherQ = 0;
+  for (const range of value.split(',')) {
+    const [media = '', ...params] = range.split(';').map((part) => part.trim().toLowerCase());
+    const qParam = params.find((p) => p.startsWith('q='));
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
+    if (!(q >= 0 && q <= 1)) continue;
+    if (media === 'text/html') htmlQ = Math.max(htmlQ, q);
+    else if (XML_OR_ANY.has(media)) otherQ = Math.max(otherQ, q);
+  }
+  return htmlQ > otherQ;
+}
+
 function html(body: string): Document {
   return { contentType: HTML, body, headers: { 'content-security-policy': HELP_CSP } };
 }
@@ -73,7 +97,7 @@ export function createDescribeRoutes(options: DescribeOptions) {
   const endpointPages = new Map<Endpoint, string>(
     ENDPOINTS.map((e) => [e, endpointPage(e, options.httpAuth)]),
   );
-  const index = indexPage();
+  const index = indexPage(options.httpAuth);
   const assets = new Map<string, Document>([
     [`${ASSET_PREFIX}help.css`, { contentType: 'text/css; charset=utf-8', body: HELP_CSS }],
     [`${ASSET_PREFIX}help.js`, { contentType: 'text/javascript; charset=utf-8', body: HELP_JS }],
@@ -84,6 +108,11 @@ export function createDescribeRoutes(options: DescribeOptions) {
     forPath(path: string): Document | undefined {
       if (path === '/') return html(index);
       return assets.get(path);
+    },
+
+    /** A refusal of a GET here as a page, for a browser (`prefersHtml`). */
+    refusal(error: ScoopError): Document {
+      return html(refusalPage(error.code, error.message));
     },
 
     forEndpoint(req: Addressed, endpoint: Endpoint, query: string): Document {
