@@ -89,7 +89,7 @@ export function formatSummary(summary: ImportSummary): string {
   return [
     `  ${'kind'.padEnd(16)} ${'added'.padStart(6)} ${'changed'.padStart(8)} ${'unchanged'.padStart(10)} ${'removed'.padStart(8)}`,
     ...rows,
-    `  binaries stored: ${summary.blobsStored} (${megabytes(summary.bytesStored)}); content version ${summary.contentVersion}`,
+    `  binaries stored: ${summary.blobsStored} (${megabytes(summary.bytesStored)}); content version ${summary.contentVersion}${summary.contentChanged ? '' : ' (unchanged)'}`,
   ].join('\n');
 }
 
