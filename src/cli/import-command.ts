@@ -134,6 +134,7 @@ export async function importCommand(args: string[]): Promise<number> {
       process.stderr.isTTY === true,
       parsed.values['allow-hardlinks'] === true,
     );
+    for (const warning of summary.warnings) process.stderr.write(`scoop import: warning: ${warning}\n`);
     process.stdout.write(
       `Imported ${parsed.positionals[0]} into ${redactLocation(db)}:\n${formatSummary(summary)}\n`,
     );

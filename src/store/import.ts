@@ -32,6 +32,8 @@ export interface ImportSummary {
   readonly kinds: Record<RecordKind, KindSummary>;
   readonly blobsStored: number;
   readonly bytesStored: number;
+  /** The bundle's warnings (bundle.ts), each naming its record. */
+  readonly warnings: readonly string[];
 }
 
 export interface ImportProgress {
@@ -226,7 +228,7 @@ async function applyBundle(
       contentVersion,
       detail: null,
     });
-    return { contentVersion, contentChanged, kinds, blobsStored, bytesStored };
+    return { contentVersion, contentChanged, kinds, blobsStored, bytesStored, warnings: bundle.warnings };
   });
 }
 
