@@ -145,7 +145,9 @@ describe('scoop import', { concurrency: true }, () => {
     assert.match(stdout, new RegExp(`into ${fromEnv.replaceAll('\\', '\\\\')}`));
     assert.equal(await withStore(fromEnv, (store) => store.contentVersion()), 1);
 
-    await ok(['import', s.bundle(bundleJson({})), '--db', fromFlag], { SCOOP_DB: fromEnv });
+    await ok(['import', s.bundle(bundleJson({ bereiche: [{ bereichID: 2 }] })), '--db', fromFlag], {
+      SCOOP_DB: fromEnv,
+    });
     assert.equal(await withStore(fromFlag, (store) => store.contentVersion()), 1);
     assert.equal(await withStore(fromEnv, (store) => store.contentVersion()), 1);
 
