@@ -8,8 +8,10 @@ import { describe, test } from 'node:test';
 import { bundleJson, importFolder, scratch } from './support/bundles.ts';
 import { DATABASES } from './support/databases.ts';
 import { runScoop } from './support/scoop-command.ts';
+import { listeningUrl, serveProcesses } from './support/serve-process.ts';
 
 const s = scratch();
+const serves = serveProcesses();
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(100, 7)]);
 
 const anhang = () =>
@@ -34,6 +36,18 @@ test('scoop import warns of an attachment, and refuses an image, whose bytes con
     refused.stderr,
     /^import refused, nothing was changed: bilder\[0\] \(bildID 5\)\.mimetype: "image\/png" contradicts/m,
   );
+});
+
+test('serve --seed logs the warnings of the bundle it imports', async () => {
+  const serve = serves.start(['--port', '0', '--db', s.dbPath(), '--seed', anhang()]);
+  await listeningUrl(serve);
+  const warning = serve.lines.find((l) =>
+    String(l.msg).startsWith('seed: anhaenge[0] (anhangID 4).mimetype'),
+  );
+  assert.ok(warning, 'the warning is logged');
+  assert.equal(warning.level, 'warn');
+  serve.child.kill('SIGTERM');
+  await serve.exited;
 });
 
 for (const db of DATABASES) {
