@@ -89,7 +89,7 @@ export function formatSummary(summary: ImportSummary): string {
   return [
     `  ${'kind'.padEnd(16)} ${'added'.padStart(6)} ${'changed'.padStart(8)} ${'unchanged'.padStart(10)} ${'removed'.padStart(8)}`,
     ...rows,
-    `  binaries stored: ${summary.blobsStored} (${megabytes(summary.bytesStored)}); content version ${summary.contentVersion}`,
+    `  binaries stored: ${summary.blobsStored} (${megabytes(summary.bytesStored)}); content version ${summary.contentVersion}${summary.contentChanged ? '' : ' (unchanged)'}`,
   ].join('\n');
 }
 
@@ -134,6 +134,7 @@ export async function importCommand(args: string[]): Promise<number> {
       process.stderr.isTTY === true,
       parsed.values['allow-hardlinks'] === true,
     );
+    for (const warning of summary.warnings) process.stderr.write(`scoop import: warning: ${warning}\n`);
     process.stdout.write(
       `Imported ${parsed.positionals[0]} into ${redactLocation(db)}:\n${formatSummary(summary)}\n`,
     );

@@ -128,6 +128,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (typeof seed === 'string' && !isWorker && versionAtStart === 0) {
     try {
       const summary = await importFolder(store, seed);
+      for (const warning of summary.warnings) logger.warn({ seed }, `seed: ${warning}`);
       process.stderr.write(
         `Imported ${seed} into ${redactLocation(settings.db)}:\n${formatSummary(summary)}\n`,
       );

@@ -2,6 +2,7 @@
  * Which formats getBild resizes, and what a resized image is written as: the source's own
  * format where it can be written, PNG otherwise (docs/images.md). Pure.
  */
+import { isRasterSignature, mediaSignature } from '../support/media-signature.ts';
 
 export type OutputFormat = 'jpeg' | 'png' | 'webp' | 'gif' | 'tiff' | 'avif';
 
@@ -50,9 +51,6 @@ export function outputFormatFor(decoder: string, compression: string | undefined
   }
 }
 
-const ascii = (bytes: Uint8Array, from: number, to: number) =>
-  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1', from, to);
-
 /**
  * Whether the bytes begin as a raster format we resize does (JPEG, PNG, GIF, WebP, TIFF,
  * HEIF/AVIF): checked before libvips is given them when SVG is not rasterised, since
@@ -60,17 +58,7 @@ const ascii = (bytes: Uint8Array, from: number, to: number) =>
  * 500 MB before anything is refused).
  */
 export function hasRasterSignature(bytes: Uint8Array): boolean {
-  if (bytes.byteLength < 12) return false;
-  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return true;
-  const head = ascii(bytes, 0, 12);
-  return (
-    head.startsWith('\x89PNG\r\n\x1a\n') ||
-    head.startsWith('GIF87a') ||
-    head.startsWith('GIF89a') ||
-    (head.startsWith('RIFF') && head.slice(8, 12) === 'WEBP') ||
-    ['II*\0', 'MM\0*', 'II+\0', 'MM\0+'].includes(head.slice(0, 4)) ||
-    head.slice(4, 8) === 'ftyp'
-  );
+  return bytes.byteLength >= 12 && isRasterSignature(mediaSignature(bytes));
 }
 
 /**

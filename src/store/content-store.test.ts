@@ -452,7 +452,9 @@ function storeBehaviour(db: TestDatabase): void {
           now: () => Date.parse('2026-05-06T07:00:00Z'),
         }),
       );
-      await importFolder(store, s.bundle(bundleJson({})), { now: () => Date.parse('2026-05-06T07:08:09Z') });
+      await importFolder(store, s.bundle(bundleJson({ bereiche: [{ bereichID: 2 }] })), {
+        now: () => Date.parse('2026-05-06T07:08:09Z'),
+      });
       const runs = await store.importRuns();
       assert.deepEqual(
         {

@@ -124,6 +124,8 @@ export interface ImportTransaction {
    */
   collectBlobs(now: number, deleteBefore: number): Promise<number>;
   bumpContentVersion(): Promise<number>;
+  /** The content version as this transaction sees it (for an import that changed nothing). */
+  contentVersion(): Promise<number>;
   /** Records this import as committed, inside its own transaction. */
   recordImportRun(run: ImportRun): Promise<void>;
 }

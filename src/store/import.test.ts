@@ -475,22 +475,49 @@ function storeRules(db: TestDatabase): void {
       });
     });
 
-    test('re-importing the same bundle gives all unchanged; the content version still increments', async () => {
+    test('re-importing the same bundle gives all unchanged and keeps the content version, recording the run', async () => {
       const store = await newStore();
       assert.equal(await store.contentVersion(), 0);
       const { json, files } = generation(1);
       const folder = s.bundle(json, files);
       const first = await importFolder(store, folder);
       assert.equal(first.contentVersion, 1);
-      const again = await importFolder(store, folder);
-      assert.equal(again.contentVersion, 2);
-      assert.equal(await store.contentVersion(), 2);
+      assert.equal(first.contentChanged, true);
+      const again = await importFolder(store, folder, { now: () => Date.parse('2026-05-06T07:08:09Z') });
+      assert.equal(again.contentVersion, 1);
+      assert.equal(again.contentChanged, false);
+      assert.equal(await store.contentVersion(), 1);
       assert.equal(again.blobsStored, 0);
       for (const kind of RECORD_KINDS) {
         const added = first.kinds[kind].added;
         assert.ok(added > 0, kind);
         assert.deepEqual(again.kinds[kind], k(0, 0, added, 0), kind);
       }
+      const runs = await store.importRuns();
+      assert.equal(runs.committed, 2);
+      assert.deepEqual(runs.last, {
+        outcome: 'imported',
+        finishedAt: '2026-05-06T07:08:09.000Z',
+        contentVersion: 1,
+        detail: null,
+      });
+    });
+
+    test('an empty bundle, or one deleting only what is not stored, keeps the content version', async () => {
+      const { store } = await storeWithGeneration1();
+      const empty = await importFolder(store, upsert({}));
+      assert.deepEqual([empty.contentVersion, empty.contentChanged], [1, false]);
+      const absent = await importFolder(store, upsert({ loeschen: { bereiche: [404], newsletter: [404] } }));
+      assert.deepEqual([absent.contentVersion, absent.contentChanged], [1, false]);
+      assert.equal(await store.contentVersion(), 1);
+    });
+
+    test('an import that only removes something bumps the content version', async () => {
+      const { store } = await storeWithGeneration1();
+      const summary = await importFolder(store, upsert({ loeschen: { abonnements: ['leser@example.org'] } }));
+      assert.deepEqual(counts(summary), { abonnements: k(0, 0, 0, 1) });
+      assert.deepEqual([summary.contentVersion, summary.contentChanged], [2, true]);
+      assert.equal(await store.contentVersion(), 2);
     });
 
     test('a record whose file alone changed counts as changed', async () => {
@@ -508,7 +535,7 @@ function storeRules(db: TestDatabase): void {
         BundleError,
       );
       assert.equal(await store.contentVersion(), 1);
-      await importFolder(store, upsert({}));
+      await importFolder(store, upsert({ bereiche: [{ bereichID: 5, name: 'Neu' }] }));
       assert.equal(await store.contentVersion(), 2);
     });
   });

@@ -27,9 +27,13 @@ export interface KindSummary {
 
 export interface ImportSummary {
   readonly contentVersion: number;
+  /** False when nothing was added, changed, removed or stored: the version stayed, and every cache with it. */
+  readonly contentChanged: boolean;
   readonly kinds: Record<RecordKind, KindSummary>;
   readonly blobsStored: number;
   readonly bytesStored: number;
+  /** The bundle's warnings (bundle.ts), each naming its record. */
+  readonly warnings: readonly string[];
 }
 
 export interface ImportProgress {
@@ -214,14 +218,17 @@ async function applyBundle(
     await checkReferences(tx, bundle);
     const t = now();
     await tx.collectBlobs(t, t - (options.blobGraceMs ?? 3_600_000));
-    const contentVersion = await tx.bumpContentVersion();
+    const contentChanged =
+      blobsStored > 0 ||
+      RECORD_KINDS.some((kind) => kinds[kind].added + kinds[kind].changed + kinds[kind].removed > 0);
+    const contentVersion = contentChanged ? await tx.bumpContentVersion() : await tx.contentVersion();
     await tx.recordImportRun({
       outcome: 'imported',
       finishedAt: new Date(now()).toISOString(),
       contentVersion,
       detail: null,
     });
-    return { contentVersion, kinds, blobsStored, bytesStored };
+    return { contentVersion, contentChanged, kinds, blobsStored, bytesStored, warnings: bundle.warnings };
   });
 }
 

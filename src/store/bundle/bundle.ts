@@ -35,4 +35,6 @@ export interface Bundle {
   readonly records: BundleRecords;
   /** Keys per kind that `loeschen` names (ids; e-mail keys for abonnements). */
   readonly deletions: ReadonlyMap<RecordKind, readonly string[]>;
+  /** What was accepted but looks wrong (an attachment whose bytes contradict its mimetype), naming the record. */
+  readonly warnings: readonly string[];
 }

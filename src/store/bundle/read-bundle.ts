@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { emailKey, RECORD_KINDS, type RecordKind, type StoredDocument } from '../../contract/documents.ts';
+import { SIGNATURE_BYTES } from '../../support/media-signature.ts';
 import {
   BUNDLE_FORMAT,
   type Bundle,
@@ -24,6 +25,7 @@ import {
   checkArray,
   checkArtikel,
   checkInt,
+  checkMediaType,
   checkObject,
   checkRecord,
   checkString,
@@ -73,12 +75,15 @@ type OpenedFile = Omit<BundleFile, 'name'>;
 
 /**
  * Opens every distinct file (by normalised path) by bundle-file.ts's rules, then hashes
- * each from its handle, reporting as it reads; on a refusal, what was opened is closed.
+ * each from its handle, reporting as it reads, and hands its first bytes to `judgeHead`
+ * as soon as they are read (a refusal comes before the rest is hashed); on a refusal,
+ * what was opened is closed.
  */
 async function openAndHash(
   root: string,
   files: readonly LocatedFile[],
   options: ReadOptions,
+  judgeHead: (relative: string, head: Buffer) => void,
 ): Promise<Map<string, OpenedFile>> {
   const distinct = new Map<string, LocatedFile>();
   for (const file of files) if (!distinct.has(file.relative)) distinct.set(file.relative, file);
@@ -105,12 +110,19 @@ async function openAndHash(
       const source = sources[i]!;
       const hash = createHash('sha256');
       let size = 0;
+      // From the same handle as the hash, so the format judged is that of the bytes stored.
+      const head: Buffer[] = [];
       for await (const chunk of source.chunks(HASH_CHUNK_BYTES)) {
         hash.update(chunk);
+        if (size < SIGNATURE_BYTES) {
+          head.push(chunk.subarray(0, SIGNATURE_BYTES - size));
+          if (size + chunk.length >= SIGNATURE_BYTES) judgeHead(relative, Buffer.concat(head));
+        }
         size += chunk.length;
         progress.bytes += chunk.length;
         options.onHashing?.({ ...progress });
       }
+      if (size < SIGNATURE_BYTES) judgeHead(relative, Buffer.concat(head));
       if (size !== source.size) {
         throw new BundleError(distinct.get(relative)!.where, 'changed while it was being read');
       }
@@ -289,7 +301,25 @@ export async function readBundle(folder: string, options: ReadOptions = {}): Pro
   }
 
   const located = [...pending.values()].flat().flatMap((r) => (r.file ? [r.file] : []));
-  const opened = await openAndHash(root, located, options);
+  // Each file's records, in bundle order, to judge its first bytes against their mimetype.
+  const users = new Map<string, Array<{ kind: 'anhaenge' | 'bilder'; record: PendingRecord }>>();
+  for (const kind of ['anhaenge', 'bilder'] as const) {
+    for (const record of pending.get(kind) ?? []) {
+      if (!record.file) continue;
+      const list = users.get(record.file.relative) ?? [];
+      list.push({ kind, record });
+      users.set(record.file.relative, list);
+    }
+  }
+  const warnings: string[] = [];
+  const judgeHead = (relative: string, head: Buffer) => {
+    for (const { kind, record } of users.get(relative) ?? []) {
+      const { mimetype } = record.doc as StoredDocument<typeof kind>;
+      const warning = checkMediaType(kind, mimetype, head, record.where, record.file!.name);
+      if (warning) warnings.push(warning);
+    }
+  };
+  const opened = await openAndHash(root, located, options, judgeHead);
   for (const [kind, list] of pending) {
     records.set(
       kind,
@@ -299,5 +329,5 @@ export async function readBundle(folder: string, options: ReadOptions = {}): Pro
     );
   }
   // Every kind's list was filled above with records of that kind.
-  return { mode, records: records as BundleRecords, deletions };
+  return { mode, records: records as BundleRecords, deletions, warnings };
 }

@@ -22,6 +22,7 @@ import {
   wsLink,
   wsNewsletter,
 } from '../../contract/types.ts';
+import { contradictedSignature, mediaTypeOf } from '../../support/media-signature.ts';
 import { XML_FORBIDDEN } from '../../xml/escape.ts';
 
 export class BundleError extends Error {
@@ -264,6 +265,27 @@ export function checkArtikel(value: Json, at: string): { id: number; doc: Stored
   // In this key order, as imports before wrote them: an unchanged article stays unchanged.
   const doc = { text, bereiche, cityAppBereiche, anhaenge, links, kontakte, sichtbarVon, sichtbarBis };
   return { id, doc };
+}
+
+/**
+ * A file's first bytes against its record's `mimetype`: an image whose bytes are another
+ * format than declared is refused (the type decides how it is resized, and what clients
+ * make of it); an attachment's type is free, so there it is a warning, returned. An
+ * unlisted type, or bytes of no format known, contradict nothing.
+ */
+export function checkMediaType(
+  kind: 'anhaenge' | 'bilder',
+  mimetype: string | null,
+  head: Uint8Array,
+  where: string,
+  file: string,
+): string | undefined {
+  if (mimetype === null) return undefined;
+  const found = contradictedSignature(mimetype, head);
+  if (found === undefined) return undefined;
+  const message = `${JSON.stringify(mimetype)} contradicts the file ${JSON.stringify(file)}, whose bytes are ${mediaTypeOf(found)}`;
+  if (kind === 'bilder') throw new BundleError(`${where}.mimetype`, message);
+  return `${where}.mimetype: ${message}; imported as declared`;
 }
 
 /** Ordered by `sort`, keeping bundle order among equal values (a stable sort). */

@@ -111,4 +111,12 @@ export class PostgresImportTransaction implements ImportTransaction {
     this.bumpedTo = version;
     return version;
   }
+
+  async contentVersion(): Promise<number> {
+    const [row] = await this.rows<{ value: string }>(
+      "SELECT value FROM meta WHERE key = 'content_version'",
+      [],
+    );
+    return Number(row!.value);
+  }
 }

@@ -123,7 +123,7 @@ describe('imports', () => {
     assert.equal((await a!.importRuns()).committed, 2);
   });
 
-  test("an import is announced with NOTIFY on the schema's channel, in its transaction", async () => {
+  test("an import is announced with NOTIFY on the schema's channel, in its transaction, unless it changed nothing", async () => {
     const url = freshUrl();
     const store = await open(url);
     const channel = `scoop_content.${new URL(url).searchParams.get('schema')}`;
@@ -134,6 +134,8 @@ describe('imports', () => {
       });
       await client.query(`LISTEN "${channel}"`);
       await importFolder(store, bereich('eins'));
+      const unchanged = await importFolder(store, bereich('eins'));
+      assert.equal(unchanged.contentChanged, false);
       await assert.rejects(
         importFolder(store, s.bundle(bundleJson({ artikel: [{ artikelID: 1, bereiche: [9] }] }))),
       );
@@ -142,7 +144,7 @@ describe('imports', () => {
       await sleep(50);
       return payloads;
     });
-    assert.deepEqual(heard, ['1', '2'], 'the refused import announced nothing');
+    assert.deepEqual(heard, ['1', '2'], 'the unchanged and the refused import announced nothing');
   });
 });
 

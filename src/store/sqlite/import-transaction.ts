@@ -40,6 +40,7 @@ export class SqliteImportTransaction implements ImportTransaction {
       bump: db.prepare<[], { value: string }>(
         "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'content_version' RETURNING value",
       ),
+      version: db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'content_version'"),
     };
   }
 
@@ -89,5 +90,9 @@ export class SqliteImportTransaction implements ImportTransaction {
 
   async bumpContentVersion(): Promise<number> {
     return Number(this.s.bump.get()!.value);
+  }
+
+  async contentVersion(): Promise<number> {
+    return Number(this.s.version.get()!.value);
   }
 }
