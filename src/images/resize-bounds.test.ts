@@ -4,19 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { hostileSvg } from '../../test/support/images.ts';
+import { hostileSvg, TEST_RESIZE_LIMITS } from '../../test/support/images.ts';
 import { ScoopError } from '../contract/errors.ts';
-import { DEFAULT_BACKGROUND } from './colour.ts';
 import { planFor } from './modes.ts';
 import { type ResizeLimits, resizeImage } from './resize.ts';
 
-const LIMITS: ResizeLimits = {
-  maxPixels: 40_000_000,
-  maxDimension: 4096,
-  background: DEFAULT_BACKGROUND,
-  timeoutSeconds: 10,
-  svg: true,
-};
+const LIMITS = TEST_RESIZE_LIMITS;
 
 function resize(input: Buffer, width: number, height: number, limits: ResizeLimits) {
   return resizeImage(input, { width, height, plan: planFor([]) }, limits);

@@ -19,21 +19,16 @@ import {
   type Rgb,
   type Rgba,
   rawImage,
+  TEST_RESIZE_LIMITS,
   YELLOW,
 } from '../../test/support/images.ts';
 import { ScoopError } from '../contract/errors.ts';
 import type { ResizeMode } from '../contract/types.ts';
-import { DEFAULT_BACKGROUND, parseColour } from './colour.ts';
+import { parseColour } from './colour.ts';
 import { planFor } from './modes.ts';
-import { type ResizeLimits, resizeImage } from './resize.ts';
+import { resizeImage } from './resize.ts';
 
-const LIMITS: ResizeLimits = {
-  maxPixels: 40_000_000,
-  maxDimension: 4096,
-  background: DEFAULT_BACKGROUND,
-  timeoutSeconds: 10,
-  svg: true,
-};
+const LIMITS = TEST_RESIZE_LIMITS;
 const GPS = {
   GPSLatitudeRef: 'N',
   GPSLatitude: '52/1 31/1 12/1',

@@ -6,7 +6,18 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createDeflate } from 'node:zlib';
 import sharp from 'sharp';
+import { DEFAULT_BACKGROUND } from '../../src/images/colour.ts';
 import type { ImageSettings } from '../../src/images/image-service.ts';
+import type { ResizeLimits } from '../../src/images/resize.ts';
+
+/** The resize limits of the unit tests: the defaults, with SVG on. */
+export const TEST_RESIZE_LIMITS: ResizeLimits = {
+  maxPixels: 40_000_000,
+  maxDimension: 4096,
+  background: DEFAULT_BACKGROUND,
+  timeoutSeconds: 10,
+  svg: true,
+};
 
 export type Rgb = readonly [number, number, number];
 export type Rgba = readonly [number, number, number, number];
