@@ -229,6 +229,9 @@ export class RssSampler {
   private peak = 0;
   private first = 0;
   private count = 0;
+  private readonly started = performance.now();
+  /** RSS at every sample: [ms since the start, MB]. */
+  readonly curve: [number, number][] = [];
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -242,7 +245,9 @@ export class RssSampler {
 
   private sample(): void {
     try {
-      this.peak = Math.max(this.peak, memory(this.pid).rssMb);
+      const rssMb = memory(this.pid).rssMb;
+      this.peak = Math.max(this.peak, rssMb);
+      this.curve.push([Math.round(performance.now() - this.started), Math.round(rssMb)]);
       this.count++;
     } catch {
       // the process has exited; the last sample stands

@@ -14,6 +14,8 @@
  *   npm run bench -- --no-pin                 do not pin the servers to CPU 0 and wrk to CPU 1
  *   npm run bench -- --load                    the 1,000-connection load test instead (bench/load-test.ts)
  *   npm run bench -- --load --load-delay-ms 0     … as a saturating closed loop (default: 100 ms think time)
+ *   npm run bench -- --load --closed-loop     … the closed loop of issue 14 item 5: no think time, wrk with two threads,
+ *                                              judged on fairness (p99 ≤ 10 × p50, max ≤ 5 s) and memory (--load-threads N to change)
  *   npm run bench -- --profile                 a CPU profile of the hot path instead (bench/profile.ts)
  *
  * Writes bench/results/bench.json (schema in bench/report.ts) and prints the table.
@@ -69,6 +71,8 @@ const { values: opts } = parseArgs({
     'load-seconds': { type: 'string', default: '60' },
     'load-connections': { type: 'string', default: '1000' },
     'load-delay-ms': { type: 'string', default: '100' },
+    'closed-loop': { type: 'boolean', default: false },
+    'load-threads': { type: 'string' },
     keep: { type: 'boolean', default: false },
     'wait-quiet': { type: 'string', default: '0' },
     pin: { type: 'boolean', default: true },
@@ -333,7 +337,9 @@ async function main(): Promise<void> {
     await runLoadTest({
       seconds: Number(opts['load-seconds']),
       connections: Number(opts['load-connections']),
-      delayMs: Number(opts['load-delay-ms']),
+      delayMs: opts['closed-loop'] ? 0 : Number(opts['load-delay-ms']),
+      threads: Number(opts['load-threads'] ?? (opts['closed-loop'] ? '2' : '1')),
+      closedLoop: opts['closed-loop'] === true,
       command,
     });
     return;
