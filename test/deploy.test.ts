@@ -13,15 +13,8 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { promisify } from 'node:util';
 import { serveSettings } from '../src/server/settings.ts';
-
-/** Where the serve settings are read (settings.ts and the modules it is split into). */
-const SETTINGS_SOURCES = [
-  'src/server/settings.ts',
-  'src/server/limit-settings.ts',
-  'src/server/setting-values.ts',
-];
-
 import { isPostgresUrl } from '../src/store/postgres/location.ts';
+import { settingsSource } from './support/settings-source.ts';
 
 const run = promisify(execFile);
 const DEPLOY = 'docs/deploy';
@@ -42,7 +35,7 @@ test('the systemd units verify', { timeout: 620_000 }, async () => {
 
 test('the environment files set only documented settings', () => {
   const documented = readFileSync('README.md', 'utf8') + readFileSync('docs/operations.md', 'utf8');
-  const read = SETTINGS_SOURCES.map((file) => readFileSync(file, 'utf8')).join('\n');
+  const read = settingsSource();
   const envFiles = files.filter((f) => f.endsWith('.env'));
   assert.ok(envFiles.length >= 3);
   for (const file of envFiles) {

@@ -4,21 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-
-/** Where the serve settings are read (settings.ts and the modules it is split into). */
-const SETTINGS_SOURCES = [
-  'src/server/settings.ts',
-  'src/server/limit-settings.ts',
-  'src/server/setting-values.ts',
-];
-
 import { test } from 'node:test';
+import { settingsSource } from './support/settings-source.ts';
 
-const read = new Set(
-  SETTINGS_SOURCES.map((file) => readFileSync(file, 'utf8'))
-    .join('\n')
-    .match(/\bSCOOP_[A-Z_]*[A-Z]\b/g),
-);
+const read = new Set(settingsSource().match(/\bSCOOP_[A-Z_]*[A-Z]\b/g));
 const rows = new Set(
   readFileSync('README.md', 'utf8')
     .split('\n')
