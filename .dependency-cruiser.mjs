@@ -21,6 +21,7 @@ const FOLDERS = [
   'protocol',
   'service',
   'describe',
+  'migrate',
   'server',
   'cli',
 ];
@@ -61,6 +62,8 @@ export default {
     layer('service', ['contract', 'store', 'images']),
     // describe → contract, xml, protocol
     layer('describe', ['contract', 'xml', 'protocol']),
+    // migrate → contract, xml, protocol, store, observe, support (the tools that talk to a service over its wire)
+    layer('migrate', ['contract', 'xml', 'protocol', 'store', 'observe', 'support']),
     // server → everything above, not cli
     layer(
       'server',

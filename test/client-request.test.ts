@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Arguments, OPERATIONS, type Operation } from '../src/contract/operations.ts';
 import type { BindingName } from '../src/protocol/binding.ts';
 import { type ClientRequest, encodeRequest, soapAction } from '../src/protocol/client-request.ts';
-import { canonicalize } from './support/c14n.ts';
+import { canonicalize } from '../src/xml/c14n.ts';
 import { type Fixture, REFERENCE_TOKEN, startFixture } from './support/fixture-server.ts';
 
 const NAMESPACE = 'http://scoop.example.org/api';

@@ -29,6 +29,7 @@ const BELOW_SERVER = [
   'protocol',
   'service',
   'describe',
+  'migrate',
 ];
 
 /** What each folder may import besides itself. */
@@ -44,6 +45,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   protocol: ['contract', 'xml'],
   service: ['contract', 'store', 'images'],
   describe: ['contract', 'xml', 'protocol'],
+  migrate: ['contract', 'xml', 'protocol', 'store', 'observe', 'support'],
   server: BELOW_SERVER,
   cli: [...BELOW_SERVER, 'server'],
 };
@@ -83,9 +85,9 @@ const CASES: readonly { files: Record<string, string>; expected: readonly string
   },
   {
     files: {
-      'src/migrate/harvest.ts': "import { leaf } from '../contract/leaf.ts';\nexport const h = leaf;\n",
+      'src/plugins/extra.ts': "import { leaf } from '../contract/leaf.ts';\nexport const h = leaf;\n",
     },
-    expected: ['src-folder-in-the-table src/migrate/harvest.ts → src/contract/leaf.ts'],
+    expected: ['src-folder-in-the-table src/plugins/extra.ts → src/contract/leaf.ts'],
   },
   {
     files: {

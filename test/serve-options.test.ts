@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { OPERATIONS } from '../src/contract/operations.ts';
-import { canonicalize } from './support/c14n.ts';
+import { canonicalize } from '../src/xml/c14n.ts';
 import { type Fixture, startFixture } from './support/fixture-server.ts';
 import { parseHead, type RawResponse, sendRaw } from './support/raw-http.ts';
 

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ErrorCode } from '../src/contract/errors.ts';
 import { OPERATIONS } from '../src/contract/operations.ts';
-import { canonicalize } from './support/c14n.ts';
+import { canonicalize } from '../src/xml/c14n.ts';
 import { DATABASES, SQLITE, type TestDatabase } from './support/databases.ts';
 import { EXTRAS_BUNDLE, type Fixture, REFERENCE_BUNDLE, startFixture } from './support/fixture-server.ts';
 import { parseHead, type RawResponse, sendRaw } from './support/raw-http.ts';

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { canonicalize } from '../../test/support/c14n.ts';
 import { ENDPOINTS } from '../contract/operations.ts';
+import { canonicalize } from '../xml/c14n.ts';
 import { ADDRESS_PLACEHOLDER, generateWsdl } from './wsdl.ts';
 
 const REFERENCE = path.resolve('test/fixtures/reference/wsdl');
