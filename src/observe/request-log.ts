@@ -37,7 +37,8 @@ export interface ObservedResponse {
 }
 
 export interface Observer {
-  start(req: ObservedRequest, res: ObservedResponse, path: string): Observation;
+  /** `arrivedAt` (performance.now()), when the request arrived before it was started. */
+  start(req: ObservedRequest, res: ObservedResponse, path: string, arrivedAt?: number): Observation;
 }
 
 /** A refusal the HTTP server wrote itself, for a request node's parser or timers refused. */
@@ -100,8 +101,8 @@ export function createObserver(
   });
   const logInfo = logger.isLevelEnabled('info');
   return {
-    start(req, res, path) {
-      const started = performance.now();
+    start(req, res, path, arrivedAt) {
+      const started = arrivedAt ?? performance.now();
       const observation: Observation = {
         id: requestId(req.headers['x-request-id']),
         operation: undefined,

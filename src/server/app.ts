@@ -144,15 +144,18 @@ export function createApp(options: AppOptions) {
     trustProxy: options.trustProxy ?? false,
   });
 
-  /** Answers one request; returns at once, or when the answer is written if nothing had to wait. */
-  function handle(req: RequestLike, res: ResponseLike): void {
+  /**
+   * Answers one request; returns at once, or when the answer is written if nothing had to wait.
+   * `arrivedAt` (performance.now()) when the request waited before it got here (turns.ts).
+   */
+  function handle(req: RequestLike, res: ResponseLike, arrivedAt?: number): void {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const exchange = new Exchange(
       req,
       res,
-      observer.start(req, res, path),
+      observer.start(req, res, path, arrivedAt),
       path,
       q < 0 ? '' : url.slice(q + 1),
     );

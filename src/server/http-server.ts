@@ -14,6 +14,7 @@ import { renderHttpError } from '../protocol/faults.ts';
 import { type AppOptions, createApp } from './app.ts';
 import { closeInStages } from './lingering-close.ts';
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from './settings.ts';
+import { turns } from './turns.ts';
 
 export interface RunningServer {
   readonly server: Server;
@@ -83,7 +84,14 @@ export async function startServer(
     // The kernel is handed node's own requests (onRequest), so its request is an IncomingMessage.
     afterRefusedUpload: (req) => closeInStages((req as IncomingMessage).socket),
   });
-  const onRequest = (req: IncomingMessage, res: ServerResponse) => handle(req, res);
+  const turn = turns(limits.turnBudgetMs);
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    if (turn.runsNow()) handle(req, res);
+    else {
+      const arrived = performance.now();
+      turn.later(() => handle(req, res, arrived));
+    }
+  };
   const server = createServer(
     {
       // Slow clients cannot hold a connection open forever (slowloris).

@@ -17,6 +17,11 @@ export interface ServerLimits {
    * 1, 3, 7 s); the kernel caps the value at net.core.somaxconn.
    */
   readonly listenBacklog: number;
+  /**
+   * Request work one event-loop turn does before later requests wait for the next turn, so
+   * that new connections are accepted while the server is saturated (turns.ts); 0: no bound.
+   */
+  readonly turnBudgetMs: number;
   readonly shutdownTimeoutMs: number;
 }
 
@@ -28,6 +33,7 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   maxHeaders: 64,
   maxConnections: 4096,
   listenBacklog: 4096,
+  turnBudgetMs: 1,
   shutdownTimeoutMs: 10_000,
 };
 
@@ -138,6 +144,7 @@ export function serverLimits(env: Env): ServerLimits {
       1_000_000,
     ),
     listenBacklog: integer(env.SCOOP_LISTEN_BACKLOG, d.listenBacklog, 'SCOOP_LISTEN_BACKLOG', 1, 65_535),
+    turnBudgetMs: integer(env.SCOOP_TURN_BUDGET_MS, d.turnBudgetMs, 'SCOOP_TURN_BUDGET_MS', 0, 1000),
     shutdownTimeoutMs: ms('SCOOP_SHUTDOWN_TIMEOUT_MS', d.shutdownTimeoutMs),
   };
 }
