@@ -32,10 +32,11 @@ function send<T>(
     resolve: (value: T) => void,
     reject: (e: Error) => void,
   ) => void,
+  shared?: Agent,
 ): Promise<T> {
   // A keep-alive connection, as the load generator's: the answer carries the same
   // Connection/Keep-Alive headers as under load, so its size is the size under load.
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const agent = shared ?? new Agent({ keepAlive: true, maxSockets: 1 });
   return new Promise<T>((resolve, reject) => {
     const body = req.body === undefined ? undefined : Buffer.from(req.body, 'utf8');
     const headers: Record<string, string> = { ...req.headers };
@@ -46,28 +47,61 @@ function send<T>(
     r.on('timeout', () => r.destroy(new Error(`no answer from ${base}${req.path} in 120 s`)));
     r.on('error', reject);
     r.end(body);
-  }).finally(() => agent.destroy());
+  }).finally(() => {
+    if (!shared) agent.destroy();
+  });
 }
 
-/** The whole answer, kept. */
-export function capture(base: string, req: BenchRequest): Promise<Captured> {
-  return send(base, req, (res, resolve, reject) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (chunk: Buffer) => chunks.push(chunk));
-    res.on('error', reject);
-    res.on('end', () => {
-      const head =
-        `HTTP/1.1 ${res.statusCode} ${res.statusMessage}\r\n` +
-        res.rawHeaders.map((v, i) => (i % 2 ? `${v}\r\n` : `${v}: `)).join('') +
-        '\r\n';
-      resolve({
-        status: res.statusCode ?? 0,
-        rawHeaders: res.rawHeaders,
-        body: Buffer.concat(chunks),
-        headBytes: Buffer.byteLength(head, 'latin1'),
+/** The whole answer, kept (on `agent`'s connections when given, else a connection of its own). */
+export function capture(base: string, req: BenchRequest, agent?: Agent): Promise<Captured> {
+  return send(
+    base,
+    req,
+    (res, resolve, reject) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        const head =
+          `HTTP/1.1 ${res.statusCode} ${res.statusMessage}\r\n` +
+          res.rawHeaders.map((v, i) => (i % 2 ? `${v}\r\n` : `${v}: `)).join('') +
+          '\r\n';
+        resolve({
+          status: res.statusCode ?? 0,
+          rawHeaders: res.rawHeaders,
+          body: Buffer.concat(chunks),
+          headBytes: Buffer.byteLength(head, 'latin1'),
+        });
       });
-    });
-  });
+    },
+    agent,
+  );
+}
+
+/**
+ * Every answer of `requests`, `concurrency` at a time on as many keep-alive connections
+ * (thousands of requests would otherwise leave as many sockets in TIME_WAIT), each handed to
+ * `use` as it comes and not kept.
+ */
+export async function captureEach(
+  base: string,
+  requests: readonly BenchRequest[],
+  concurrency: number,
+  use: (index: number, answer: Captured) => void,
+): Promise<void> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  let next = 0;
+  const worker = async () => {
+    while (next < requests.length) {
+      const index = next++;
+      use(index, await capture(base, requests[index]!, agent));
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    agent.destroy();
+  }
 }
 
 export function header(captured: Captured, name: string): string | undefined {

@@ -48,6 +48,8 @@ export interface WrkOptions {
   readonly url: string;
   /** One request, or a mix sent round-robin. */
   readonly requests: readonly BenchRequest[];
+  /** A script of the caller's own instead (bench/mix: requests read from files); `requests` then unused. */
+  readonly script?: string;
   readonly connections: number;
   readonly seconds: number;
   readonly threads?: number;
@@ -92,7 +94,7 @@ function luaHeaders(headers: Readonly<Record<string, string>>): string {
     .join(', ')}}`;
 }
 
-const DONE = `
+export const DONE = `
 local threads = {}
 function setup(thread) table.insert(threads, thread) end
 function done(summary, latency, requests)
@@ -173,7 +175,7 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
   const threads = options.threads ?? 1;
   writeFileSync(
     options.scriptFile,
-    luaScript(options.requests, options.countStatuses ?? false, options.delayMs),
+    options.script ?? luaScript(options.requests, options.countStatuses ?? false, options.delayMs),
   );
   const args = [
     `-t${threads}`,

@@ -3,12 +3,14 @@
  * `scoop-bench/1`; printed as tables by bench/render.ts). Runs are comparable by this
  * structure; add fields, do not rename them.
  */
+
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, release, totalmem } from 'node:os';
 import path from 'node:path';
 import type { ImageBenchResult } from './images.ts';
+import type { MixReport } from './mix/mix-report.ts';
 import type { CpuShare } from './processes.ts';
 import type { Target } from './scenarios.ts';
 
@@ -146,6 +148,8 @@ export interface BenchReport {
   readonly rss: { idleMb: number; peakUnderLoadMb: number; samples: number; targetMb: number; pass: boolean };
   readonly stores: readonly StoreComparison[];
   readonly images: ImageBenchResult | null;
+  /** The realistic mix (bench/mix/), when it ran. */
+  readonly mix: MixReport | null;
   readonly pass: boolean;
   readonly durationSeconds: number;
 }

@@ -17,6 +17,9 @@
  *   npm run bench -- --load --closed-loop     … the closed loop of issue 14 item 5: no think time, wrk with two threads,
  *                                              judged on fairness (p99 ≤ 10 × p50, max ≤ 5 s) and memory (--load-threads N to change)
  *   npm run bench -- --profile                 a CPU profile of the hot path instead (bench/profile.ts)
+ *   npm run bench -- --only mix                the realistic mix alone (bench/mix/: 20,000 articles, 50,000 distinct
+ *                                              requests, uniform and Zipf, answer cache on and off, each store)
+ *   npm run bench -- --only mix --mix-scale 0.1 --mix-requests 5000   … smaller, for a quick look
  *
  * Writes bench/results/bench.json (schema in bench/report.ts) and prints the table.
  */
@@ -33,6 +36,7 @@ import { type FirstAnswer, measureHuge } from './large-attachment.ts';
 import { ensureWrk } from './load.ts';
 import { runLoadTest } from './load-test.ts';
 import { compareStore, configure, runScenarios, type Targets } from './measure.ts';
+import { renderMix, runMix } from './mix/run-mix.ts';
 import {
   machineBusy,
   memory,
@@ -77,6 +81,9 @@ const { values: opts } = parseArgs({
     'wait-quiet': { type: 'string', default: '0' },
     pin: { type: 'boolean', default: true },
     'no-pin': { type: 'boolean', default: false },
+    'mix-scale': { type: 'string', default: '1' },
+    'mix-requests': { type: 'string', default: '50000' },
+    'mix-rounds': { type: 'string', default: '3' },
   },
 });
 
@@ -261,6 +268,23 @@ async function bench(): Promise<BenchReport> {
       for (const store of extra) stores.push(await compareStore(work, store, small, list, db));
     }
 
+    const mix = wants('mix')
+      ? await runMix(
+          work,
+          {
+            rounds: Number(opts['mix-rounds']),
+            seconds: Number(opts.seconds),
+            warmupSeconds: Number(opts.warmup),
+            connections: Number(opts.connections),
+            requests: Number(opts['mix-requests']),
+            scale: Number(opts['mix-scale']),
+            stores: opts.store,
+          },
+          notes,
+          log,
+        )
+      : null;
+
     let images: ImageBenchResult | null = null;
     if (withImages) {
       log('images: resizing benchmark (its own server)…');
@@ -317,6 +341,7 @@ async function bench(): Promise<BenchReport> {
       rss,
       stores,
       images,
+      mix,
       pass:
         scenarioResults.every((s) => s.pass) &&
         (largeAttachment?.pass ?? true) &&
@@ -350,6 +375,7 @@ async function main(): Promise<void> {
   }
   const report = await bench();
   process.stdout.write(`\n${render(report)}\n`);
+  if (report.mix) process.stdout.write(`\nrealistic mix (bench/mix/):\n${renderMix(report.mix)}\n`);
   process.stdout.write(`\nwritten to ${write(path.join(RESULTS, 'bench.json'), report)}\n`);
 }
 

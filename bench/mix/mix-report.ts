@@ -1,0 +1,26 @@
+/** The realistic mix's results, as bench/results/bench.json carries them (`mix`). */
+import type { MixDataset } from './dataset.ts';
+import type { Distribution } from './requests.ts';
+
+export interface MixRow {
+  readonly store: string;
+  readonly cache: 'on' | 'off';
+  readonly distribution: Distribution;
+  readonly oursRps: number;
+  readonly ceilingRps: number;
+  /** Median of the rounds' ratios. */
+  readonly ratio: number;
+  readonly oursP99Ms: number;
+  readonly ceilingP99Ms: number;
+  readonly errors: number;
+  /** Of the server under this configuration, over all its runs. */
+  readonly peakRssMb: number;
+}
+
+export interface MixReport {
+  readonly content: MixDataset['counts'] & { fileBytes: number; distinctRequests: number };
+  readonly meanAnswerBytes: number;
+  readonly importMs: Readonly<Record<string, number>>;
+  readonly rows: readonly MixRow[];
+  readonly serverEnv: Readonly<Record<string, string>>;
+}

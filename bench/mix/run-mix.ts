@@ -1,0 +1,239 @@
+/**
+ * The realistic mix (issue 17 item 1), `npm run bench -- --only mix`: the generated content
+ * (dataset.ts) imported into each store, 50,000 distinct requests (requests.ts) sent by wrk
+ * in a uniform or a Zipf-distributed order, against `scoop serve` with the whole-answer
+ * cache on (its default budget) and off, and against the ceiling: a bare node:http server
+ * that reads each request and looks its answer — the bytes scoop gave, captured once —
+ * up in memory (bench/ceiling.ts, by the request's name). Ratios are the median of the
+ * rounds' ratios, each round running ours and the ceiling back to back on the same order.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { importAndToken } from '../bundle.ts';
+import type { CaptureEntry } from '../ceiling.ts';
+import { type Captured, capture, captureEach } from '../http.ts';
+import { runWrk, type WrkResult } from '../load.ts';
+import { type Child, RssSampler, SERVE_ENV, startBenchChild, startScoop } from '../processes.ts';
+import { table } from '../render.ts';
+import { extraStores } from '../stores.ts';
+import { sameBytes } from '../verify.ts';
+import { writeMixBundle } from './dataset.ts';
+import type { MixReport, MixRow } from './mix-report.ts';
+import { type Distribution, drawOrder, type MixRequest, mixRequests } from './requests.ts';
+import { mixScript } from './wrk-script.ts';
+
+export interface MixOptions {
+  readonly rounds: number;
+  readonly seconds: number;
+  readonly warmupSeconds: number;
+  readonly connections: number;
+  /** Distinct requests (50,000 in the issue). */
+  readonly requests: number;
+  /** 1 = the issue's content; less for a quick look. */
+  readonly scale: number;
+  /** `--store` as bench/stores.ts reads it; SQLite is always measured. */
+  readonly stores: readonly string[] | undefined;
+}
+
+const ORDER_LENGTH = 200_000;
+const CACHE_ENV = { on: {}, off: { SCOOP_RESPONSE_CACHE_BYTES: '0' } } as const;
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+export async function runMix(
+  work: string,
+  options: MixOptions,
+  notes: string[],
+  log: (line: string) => void,
+): Promise<MixReport> {
+  log(`mix: generating the content (scale ${options.scale})…`);
+  const dataset = await writeMixBundle(path.join(work, 'mix-bundle'), options.scale);
+  const stores = [
+    { label: 'sqlite', location: path.join(work, 'mix.db'), dispose: async () => undefined },
+    ...(await extraStores(options.stores, notes)),
+  ];
+  const rows: MixRow[] = [];
+  const importMs: Record<string, number> = {};
+  let ceiling: Child | undefined;
+  let meanAnswerBytes = 0;
+  let distinct = 0;
+  const files = {
+    requests: path.join(work, 'mix-requests.bin'),
+    order: path.join(work, 'mix-order.txt'),
+    script: path.join(work, 'mix.lua'),
+  };
+  try {
+    for (const store of stores) {
+      const storeName = store.label.split(' ')[0]!;
+      log(`mix: importing into ${store.label}…`);
+      const imported = importAndToken(dataset.dir, store.location);
+      importMs[storeName] = Math.round(imported.importMs);
+      const requests = mixRequests(dataset, imported.token, options.requests);
+      distinct = requests.length;
+      if (!ceiling) {
+        const captured = await captureAnswers(work, store.location, requests, log);
+        meanAnswerBytes = captured.meanBytes;
+        ceiling = await startBenchChild('ceiling', 'bench/ceiling.ts', [captured.manifest]);
+        await sameAnswers(ceiling.url, requests, captured.sample);
+      }
+      for (const cache of ['on', 'off'] as const) {
+        const ours = await startScoop({ db: store.location, env: CACHE_ENV[cache] });
+        const sampler = new RssSampler(ours.pid, 100);
+        const runs = new Map<Distribution, { ours: WrkResult[]; ceiling: WrkResult[] }>();
+        for (let round = 0; round < options.rounds; round++) {
+          for (const distribution of ['uniform', 'zipf'] as const) {
+            const script = mixScript(requests, drawOrder(requests.length, ORDER_LENGTH, distribution), files);
+            const entry = runs.get(distribution) ?? { ours: [], ceiling: [] };
+            runs.set(distribution, entry);
+            log(`mix: ${storeName}, cache ${cache}, ${distribution}, round ${round + 1}/${options.rounds}`);
+            entry.ours.push(await timed(ours, script, files.script, options));
+            entry.ceiling.push(await timed(ceiling, script, files.script, options));
+          }
+        }
+        const peakRssMb = sampler.stop().peakMb;
+        await ours.stop();
+        for (const [distribution, r] of runs) {
+          rows.push({
+            store: storeName,
+            cache,
+            distribution,
+            oursRps: median(r.ours.map((x) => x.rps)),
+            ceilingRps: median(r.ceiling.map((x) => x.rps)),
+            ratio: median(r.ours.map((x, i) => x.rps / r.ceiling[i]!.rps)),
+            oursP99Ms: median(r.ours.map((x) => x.p99Ms)),
+            ceilingP99Ms: median(r.ceiling.map((x) => x.p99Ms)),
+            errors: [...r.ours, ...r.ceiling].reduce((sum, x) => sum + x.errorCount, 0),
+            peakRssMb,
+          });
+        }
+      }
+    }
+  } finally {
+    await ceiling?.stop();
+    for (const store of stores) await store.dispose();
+  }
+  return {
+    content: { ...dataset.counts, fileBytes: dataset.fileBytes, distinctRequests: distinct },
+    meanAnswerBytes,
+    importMs,
+    rows,
+    serverEnv: SERVE_ENV,
+  };
+}
+
+/** Warm-up, then the measured run, of one server on one order. */
+async function timed(
+  target: Child,
+  script: string,
+  scriptFile: string,
+  options: MixOptions,
+): Promise<WrkResult> {
+  const run = (seconds: number) =>
+    runWrk({
+      url: target.url,
+      requests: [],
+      script,
+      scriptFile,
+      connections: options.connections,
+      seconds,
+      serverPid: target.pid,
+    });
+  if (options.warmupSeconds > 0) await run(options.warmupSeconds);
+  return run(options.seconds);
+}
+
+/**
+ * Every request's answer from a scoop of its own (then stopped, so the measured servers start
+ * with empty caches), written for the ceiling. All must be 200: the mix has no refusals.
+ */
+async function captureAnswers(
+  work: string,
+  db: string,
+  requests: readonly MixRequest[],
+  log: (line: string) => void,
+): Promise<{ manifest: string; meanBytes: number; sample: Map<number, Captured> }> {
+  const dir = path.join(work, 'mix-captures');
+  mkdirSync(dir, { recursive: true });
+  const server = await startScoop({ db });
+  log(`mix: capturing ${requests.length} answers…`);
+  const manifest: CaptureEntry[] = new Array(requests.length);
+  const sample = new Map<number, Captured>();
+  let bytes = 0;
+  try {
+    await captureEach(server.url, requests, 8, (i, answer) => {
+      const request = requests[i]!;
+      if (answer.status !== 200)
+        throw new Error(
+          `mix-${i} (${request.operation} over ${request.binding}) answered ${answer.status}: ${answer.body.toString().slice(0, 200)}`,
+        );
+      const bodyFile = path.join(dir, `${i}.bin`);
+      writeFileSync(bodyFile, answer.body);
+      bytes += answer.body.length + answer.headBytes;
+      if (i % 250 === 0) sample.set(i, answer);
+      manifest[i] = {
+        name: `mix-${i}`,
+        method: request.method,
+        path: request.path,
+        status: answer.status,
+        headers: answer.rawHeaders,
+        bodyFile,
+      };
+    });
+  } finally {
+    await server.stop();
+  }
+  const file = path.join(work, 'mix-captures.json');
+  writeFileSync(file, JSON.stringify(manifest));
+  return { manifest: file, meanBytes: Math.round(bytes / requests.length), sample };
+}
+
+async function sameAnswers(
+  url: string,
+  requests: readonly MixRequest[],
+  sample: Map<number, Captured>,
+): Promise<void> {
+  for (const [i, ours] of sample) {
+    const differs = sameBytes(ours, await capture(url, requests[i]!));
+    if (differs) throw new Error(`the ceiling's answer to mix-${i} is not ours: ${differs}`);
+  }
+}
+
+export function renderMix(report: MixReport): string {
+  const rows = [
+    [
+      'store',
+      'answer cache',
+      'order',
+      'scoop req/s',
+      'ceiling req/s',
+      'scoop / ceiling',
+      'scoop p99 ms',
+      'ceiling p99 ms',
+      'errors',
+      'peak RSS MB',
+    ],
+    ...report.rows.map((r) => [
+      r.store,
+      r.cache,
+      r.distribution,
+      r.oursRps.toFixed(0),
+      r.ceilingRps.toFixed(0),
+      r.ratio.toFixed(2),
+      r.oursP99Ms.toFixed(1),
+      r.ceilingP99Ms.toFixed(1),
+      String(r.errors),
+      r.peakRssMb.toFixed(0),
+    ]),
+  ];
+  const c = report.content;
+  return `${table(rows)}
+
+content: ${c.artikel} articles, ${c.bereiche} areas, ${c.cityAppBereiche} city-app areas, ${c.anhaenge} attachments, ${c.bilder} images, ${c.abonnements} subscriptions (${(c.fileBytes / 1e6).toFixed(0)} MB of files); ${c.distinctRequests} distinct requests, answers of ${(report.meanAnswerBytes / 1024).toFixed(1)} KiB on average; import ${Object.entries(
+    report.importMs,
+  )
+    .map(([store, ms]) => `${store} ${(ms / 1000).toFixed(1)} s`)
+    .join(', ')}`;
+}
