@@ -70,8 +70,7 @@ export function mixRequests(data: MixDataset, token: string, count: number, seed
   const seen = new Set<string>();
   const requests: MixRequest[] = [];
   for (let attempts = 0; requests.length < count && attempts < count * 20; attempts++) {
-    let roll = random.next() * total;
-    const { op } = weighted.find((w) => (roll -= w.weight) < 0) ?? weighted[0]!;
+    const op = weightedPick(weighted, random.next() * total);
     const operation = op.name as OperationName;
     const binding = random.pick(BINDINGS);
     const args = argumentsFor(operation, data, random);
@@ -89,6 +88,15 @@ export function mixRequests(data: MixDataset, token: string, count: number, seed
     });
   }
   return requests;
+}
+
+function weightedPick<T>(items: readonly { op: T; weight: number }[], roll: number): T {
+  let left = roll;
+  for (const item of items) {
+    left -= item.weight;
+    if (left < 0) return item.op;
+  }
+  return items[items.length - 1]!.op;
 }
 
 export type Distribution = 'uniform' | 'zipf';
