@@ -9,7 +9,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { hashToken } from '../src/auth/tokens.ts';
 import { OPERATIONS } from '../src/contract/operations.ts';
 import { bundleIds, countRequests, requestsFor } from '../src/migrate/compare/from-bundle.ts';
 import { HttpSender } from '../src/migrate/compare/http-sender.ts';
@@ -17,19 +16,16 @@ import type { CompareReport } from '../src/migrate/compare/report.ts';
 import { compareOne, type Side } from '../src/migrate/compare/run-compare.ts';
 import type { BindingName } from '../src/protocol/binding.ts';
 import { scratch } from './support/bundles.ts';
-import { CHANGED_ARTIKEL_ID, CHANGED_TEXT, changedArticleBundle } from './support/changed-article.ts';
 import {
-  EXTRAS_BUNDLE,
-  type Fixture,
-  REFERENCE_BUNDLE,
-  REFERENCE_TOKEN,
-  startFixture,
-} from './support/fixture-server.ts';
+  CHANGED_ARTIKEL_ID,
+  CHANGED_TEXT,
+  CHANGED_TOKEN,
+  startChangedFixture,
+} from './support/changed-article.ts';
+import { type Fixture, REFERENCE_BUNDLE, REFERENCE_TOKEN, startFixture } from './support/fixture-server.ts';
 import { runScoop } from './support/scoop-command.ts';
 
 const BINDINGS: readonly BindingName[] = ['soap11', 'soap12', 'httpget', 'httppost'];
-/** The candidate with the changed article accepts only this token: each side must get its own. */
-const OTHER_TOKEN = '22222222-3333-4444-5555-666666666666';
 const HAR = path.resolve('test/fixtures/compare/calls.har');
 const SUMMARY = /^(\d+) same, (\d+) both refused, (\d+) different, (\d+) failed$/m;
 
@@ -41,9 +37,7 @@ let changed: Fixture;
 before(async () => {
   baseline = await startFixture();
   twin = await startFixture();
-  changed = await startFixture({}, [REFERENCE_BUNDLE, EXTRAS_BUNDLE, changedArticleBundle(work)]);
-  await changed.store.addToken(hashToken(OTHER_TOKEN), 'other', new Date().toISOString());
-  await changed.store.revokeToken(hashToken(REFERENCE_TOKEN), new Date().toISOString());
+  changed = await startChangedFixture(work);
 });
 after(async () => {
   await Promise.all([baseline?.stop(), twin?.stop(), changed?.stop()]);
@@ -66,7 +60,7 @@ function compare(candidate: Fixture, ...args: string[]) {
     '--baseline-token',
     REFERENCE_TOKEN,
     '--candidate-token',
-    candidate === changed ? OTHER_TOKEN : REFERENCE_TOKEN,
+    candidate === changed ? CHANGED_TOKEN : REFERENCE_TOKEN,
     ...args,
   ]);
 }
@@ -152,7 +146,7 @@ describe('one changed article', () => {
     assert.match(run.stdout, /different: POST \/scoop\/api\/v6\/scoop\.asmx over soap11/);
     // The token shown is neither the captured one nor a side's.
     assert.ok(!run.stdout.includes('99999999-'));
-    assert.ok(!run.stdout.includes(OTHER_TOKEN) && !run.stdout.includes(REFERENCE_TOKEN));
+    assert.ok(!run.stdout.includes(CHANGED_TOKEN) && !run.stdout.includes(REFERENCE_TOKEN));
   });
 
   test("--bindings leaves a HAR's calls over other bindings out", async () => {

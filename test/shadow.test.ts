@@ -11,7 +11,6 @@ import { createServer as createTcpServer, type Socket, type Server as TcpServer 
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { hashToken } from '../src/auth/tokens.ts';
 import { bundleIds, requestsFor } from '../src/migrate/compare/from-bundle.ts';
 import type { ReplayRequest } from '../src/migrate/compare/replay-request.ts';
 import type { ReportEntry } from '../src/migrate/compare/report.ts';
@@ -20,20 +19,14 @@ import type { BindingName } from '../src/protocol/binding.ts';
 import { Shadow } from '../src/server/shadow.ts';
 import { ShadowFolder } from '../src/server/shadow-folder.ts';
 import { scratch } from './support/bundles.ts';
-import { CHANGED_ARTIKEL_ID, changedArticleBundle } from './support/changed-article.ts';
+import { CHANGED_ARTIKEL_ID, CHANGED_TOKEN, startChangedFixture } from './support/changed-article.ts';
 import { DATABASES } from './support/databases.ts';
-import {
-  EXTRAS_BUNDLE,
-  type Fixture,
-  REFERENCE_BUNDLE,
-  REFERENCE_TOKEN,
-  startFixture,
-} from './support/fixture-server.ts';
+import { type Fixture, REFERENCE_BUNDLE, REFERENCE_TOKEN, startFixture } from './support/fixture-server.ts';
 
 const BINDINGS: readonly BindingName[] = ['soap11', 'soap12', 'httpget', 'httppost'];
 const NAMESPACE = 'http://scoop.example.org/api';
 /** The shadowing instance's clients' token; the original knows only REFERENCE_TOKEN. */
-const CLIENT_TOKEN = '22222222-3333-4444-5555-666666666666';
+const CLIENT_TOKEN = CHANGED_TOKEN;
 
 const work = scratch();
 
@@ -73,17 +66,11 @@ async function send(
 }
 
 /** A fixture with the changed article whose clients use CLIENT_TOKEN. */
-async function changedFixture(
+function changedFixture(
   overrides: Parameters<typeof startFixture>[0],
   database = DATABASES[0]!,
 ): Promise<Fixture> {
-  const fixture = await startFixture(
-    overrides,
-    [REFERENCE_BUNDLE, EXTRAS_BUNDLE, changedArticleBundle(work)],
-    database,
-  );
-  await fixture.store.addToken(hashToken(CLIENT_TOKEN), 'clients', new Date().toISOString());
-  return fixture;
+  return startChangedFixture(work, overrides, database);
 }
 
 for (const db of DATABASES) {
@@ -285,5 +272,39 @@ describe('a dead or slow original costs the clients nothing', () => {
     // The shadow was at work: the dead original's replays failed, the slow one's queue overflowed.
     assert.ok(tallies.dead!.failed > 0, JSON.stringify(tallies.dead));
     assert.ok(tallies.slow!.dropped > 0, JSON.stringify(tallies.slow));
+  });
+
+  test('after a replay gets no answer, replays pause rather than knock at a dead original each time', async () => {
+    let connections = 0;
+    const resetting = createTcpServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => resetting.listen(0, '127.0.0.1', resolve));
+    const metrics = createMetrics();
+    const shadow = new Shadow({
+      url: new URL(`http://127.0.0.1:${(resetting.address() as { port: number }).port}`),
+      sample: 1,
+      token: undefined,
+      concurrency: 1,
+      queue: 100,
+      timeoutMs: 1000,
+      logger: pino({ level: 'silent' }),
+      metrics,
+    });
+    const fixture = await changedFixture({ shadow, metrics });
+    try {
+      const requests = [...requestsFor(await bundleIds(REFERENCE_BUNDLE), ['httpget'], NAMESPACE)];
+      for (const request of requests) {
+        await send(fixture, request);
+        await shadow.settled();
+      }
+      assert.equal(shadow.tally().failed, requests.length, 'each counts as failed');
+      assert.ok(connections <= 2, `${connections} connections for ${requests.length} replays`);
+    } finally {
+      await fixture.stop();
+      await shadow.close();
+      resetting.close();
+    }
   });
 });

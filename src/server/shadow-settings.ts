@@ -4,11 +4,16 @@ import { parseBaseUrl } from '../migrate/compare/http-sender.ts';
 import { type Env, type Flags, integer, pick, SettingsError } from './setting-values.ts';
 
 export interface ShadowSettings {
+  /** The original's base URL. */
   readonly url: URL;
+  /** Share of answered requests replayed, 0 to 1. */
   readonly sample: number;
+  /** The original's token for this instance; without it the client's token is sent on. */
   readonly token: string | undefined;
   readonly concurrency: number;
+  /** Replays waiting for a slot; one more is dropped. */
   readonly queue: number;
+  /** For the original's whole answer. */
   readonly timeoutMs: number;
   /** Where differing exchanges are kept; undefined with SCOOP_SHADOW_DIR=off. */
   readonly dir: string | undefined;

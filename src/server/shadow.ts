@@ -27,6 +27,7 @@ import type { BindingName } from '../protocol/binding.ts';
 import type { Exchange, ResponseLike } from './exchange.ts';
 import type { ShadowFolder } from './shadow-folder.ts';
 import { RecordingResponse } from './shadow-recorder.ts';
+import type { ShadowSettings } from './shadow-settings.ts';
 
 /** Body bytes of each answer kept to compare; a longer one is compared by its SHA-256. */
 export const SHADOW_KEEP_BYTES = 1024 * 1024;
@@ -34,20 +35,17 @@ export const SHADOW_KEEP_BYTES = 1024 * 1024;
 const LOGGED_DIFF_LINES = 20;
 /** Failures (a dead original) are logged at most this often, with how many there were. */
 const FAILURE_LOG_INTERVAL_MS = 60_000;
+/**
+ * After a replay gets no answer, replays are not sent for a while (1 s, doubling to 30 s
+ * while they keep failing) and count as failed: a dead original would otherwise cost a
+ * connection attempt per sampled request.
+ */
+const FIRST_PAUSE_MS = 1000;
+const LONGEST_PAUSE_MS = 30_000;
 /** Refusals for this instance's own state: the original is not asked about them. */
 const NOT_REPLAYED = new Set(['BUSY', 'RATE_LIMITED', 'UNAVAILABLE', 'CLIENT_CLOSED', 'aborted']);
 
-export interface ShadowOptions {
-  /** The original's base URL. */
-  readonly url: URL;
-  /** Share of answered requests replayed, 0 to 1. */
-  readonly sample: number;
-  /** The original's token for this instance; without it the client's token is sent on. */
-  readonly token: string | undefined;
-  readonly concurrency: number;
-  /** Replays waiting for a slot; one more is dropped. */
-  readonly queue: number;
-  readonly timeoutMs: number;
+export interface ShadowOptions extends Omit<ShadowSettings, 'dir' | 'dirChosen'> {
   readonly logger: Logger;
   readonly metrics?: Metrics | undefined;
   /** Where differing exchanges are kept; none when absent. */
@@ -86,6 +84,9 @@ export class Shadow {
   private failuresUnlogged = 0;
   private lastFailureLog = Number.NEGATIVE_INFINITY;
   private readonly idle: Array<() => void> = [];
+  private pausedUntil = 0;
+  private pauseMs = 0;
+  private lastFailure = '';
   private closed = false;
 
   constructor(private readonly options: ShadowOptions) {
@@ -138,6 +139,12 @@ export class Shadow {
       { operation: call.operation.name, binding: call.binding },
     );
     if (!request) return;
+    if (Date.now() < this.pausedUntil) {
+      this.counts.failed++;
+      this.count(call.operation.name, call.binding, 'failed');
+      this.logFailure(this.lastFailure);
+      return;
+    }
     if (this.closed || this.waiting.length >= this.options.queue) {
       this.dropped++;
       this.count(call.operation.name, call.binding, 'dropped');
@@ -165,11 +172,16 @@ export class Shadow {
 
   private async replay({ id, request, own }: Replay): Promise<void> {
     const original = await this.sender.send(request.prepare(this.options.token));
+    if (original.kind === 'failed') {
+      this.pauseMs = Math.min(LONGEST_PAUSE_MS, this.pauseMs === 0 ? FIRST_PAUSE_MS : this.pauseMs * 2);
+      this.pausedUntil = Date.now() + this.pauseMs;
+      this.lastFailure = `${original.reason}; replays paused for ${this.pauseMs / 1000} s`;
+    } else this.pauseMs = 0;
     const verdict = judge(original, own);
     this.counts[verdict.outcome]++;
     this.count(request.operation, request.binding, METRIC_OUTCOME[verdict.outcome]);
     if (verdict.outcome === 'failed') {
-      this.logFailure(verdict.reason ?? 'unknown');
+      this.logFailure(original.kind === 'failed' ? this.lastFailure : (verdict.reason ?? 'unknown'));
       return;
     }
     if (verdict.outcome !== 'different') return;

@@ -5,7 +5,6 @@
  */
 import { type Hunk, unifiedDiff } from './diff.ts';
 import type { Outcome } from './judge.ts';
-import type { RequestView } from './redact.ts';
 import { type Compared, summaryLine, type Tally } from './run-compare.ts';
 
 /** Diff lines printed per difference on the terminal. */
@@ -13,14 +12,8 @@ const TEXT_DIFF_LINES = 40;
 /** Diff lines per difference in the JSON (the hunks are there in full). */
 const JSON_DIFF_LINES = 400;
 
-export interface ReportEntry {
-  readonly index: number;
-  readonly operation: string;
-  readonly binding: string;
-  readonly description: string;
-  readonly request: RequestView;
-  readonly baseline: string;
-  readonly candidate: string;
+/** A judged request as the JSON and HTML reports hold it: its verdict spelled out. */
+export interface ReportEntry extends Omit<Compared, 'verdict'> {
   readonly outcome: Outcome;
   readonly reason?: string;
   /** A unified diff of the comparable forms, bounded. */
