@@ -299,6 +299,20 @@ describe('bad input: one line, exit code 2', () => {
     oneLine(run, /--har .*broken\.har is not JSON/);
   });
 
+  test('a HAR file without a call of the service, a folder for a file, a bundle that is not there', async () => {
+    const file = path.join(work.dir(), 'site.har');
+    writeFileSync(file, JSON.stringify({ log: { entries: [] } }));
+    oneLine(
+      await compare(twin, '--har', file),
+      /--har .*site\.har holds no calls of the service over soap11, soap12, httpget, httppost \(0 entries skipped\)/,
+    );
+    oneLine(await compare(twin, '--har', work.dir()), /--har .*: not a file\n$/);
+    oneLine(
+      await compare(twin, '--from-bundle', path.join(work.root, 'missing')),
+      /--from-bundle .*missing: .*the bundle folder does not exist/,
+    );
+  });
+
   test('a requests file with a mistake names its line', async () => {
     const file = path.join(work.dir(), 'calls.txt');
     writeFileSync(file, 'getBereich bereichID=1\ngetBereich bereichId=1\n');

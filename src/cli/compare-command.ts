@@ -107,14 +107,17 @@ function outputFile(value: unknown, option: string): string | undefined {
 }
 
 function readInput(file: string, option: string): string {
-  let size: number;
+  const info = statSync(file, { throwIfNoEntry: false });
+  if (!info) throw new UsageError(`--${option} ${file}: no such file`);
+  if (!info.isFile()) throw new UsageError(`--${option} ${file}: not a file`);
+  if (info.size > MAX_INPUT_BYTES) throw new UsageError(`--${option} ${file}: larger than 512 MB`);
   try {
-    size = statSync(file).size;
-  } catch {
-    throw new UsageError(`--${option} ${file}: no such file`);
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `--${option} ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? error})`,
+    );
   }
-  if (size > MAX_INPUT_BYTES) throw new UsageError(`--${option} ${file}: larger than 512 MB`);
-  return readFileSync(file, 'utf8');
 }
 
 async function source(
@@ -194,6 +197,14 @@ export async function compareCommand(args: string[]): Promise<number> {
   const reportFile = outputFile(values.report, 'report');
   const jsonFile = outputFile(values.json, 'json');
   const { requests, total, skipped } = await source(values, bindings, namespace);
+  if (total === 0) {
+    const file = String(values.har ?? values.requests);
+    throw new UsageError(
+      values.har !== undefined
+        ? `--har ${file} holds no calls of the service over ${bindings.join(', ')} (${skipped} entries skipped)`
+        : `--requests ${file} holds no calls`,
+    );
+  }
 
   const senderOptions = { timeoutMs, keepBytes: COMPARE_KEEP_BYTES, maxSockets: concurrency };
   const baseline: Side = { sender: new HttpSender(baselineUrl, senderOptions), token: baselineToken };
