@@ -102,7 +102,6 @@ export class HttpSender {
         const body = new BodyCollector(this.options.keepBytes);
         incoming.on('data', (chunk: Buffer) => body.add(chunk));
         incoming.on('error', (error) => finish({ kind: 'failed', reason: describeError(error) }));
-        incoming.on('aborted', () => finish({ kind: 'failed', reason: 'the answer broke off' }));
         incoming.on('end', () => {
           if (!incoming.complete) {
             finish({ kind: 'failed', reason: 'the answer broke off' });
@@ -111,6 +110,8 @@ export class HttpSender {
           const type = incoming.headers['content-type'] ?? '';
           finish(body.answer(incoming.statusCode ?? 0, incoming.statusMessage ?? '', type));
         });
+        // Closed before its end (finish ignores this once the answer is complete).
+        incoming.on('close', () => finish({ kind: 'failed', reason: 'the answer broke off' }));
       });
       outgoing.end(request.method === 'GET' || request.method === 'HEAD' ? undefined : request.body);
     });
