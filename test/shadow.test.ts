@@ -166,6 +166,19 @@ for (const db of DATABASES) {
   });
 }
 
+/** A shadow replaying every request to `url`, with a 1 s timeout and no log. */
+function quietShadow(url: string, metrics: Metrics, bounds: { concurrency: number; queue: number }): Shadow {
+  return new Shadow({
+    url: new URL(url),
+    sample: 1,
+    token: REFERENCE_TOKEN,
+    ...bounds,
+    timeoutMs: 1000,
+    logger: pino({ level: 'silent' }),
+    metrics,
+  });
+}
+
 /** Latency percentiles of `n` requests, `concurrency` at a time, and the statuses seen. */
 async function measure(
   fixture: Fixture,
@@ -227,19 +240,7 @@ describe('a dead or slow original costs the clients nothing', () => {
       ['slow', `http://127.0.0.1:${slowPort}`],
     ] as const) {
       const metrics = createMetrics();
-      const shadow =
-        url === undefined
-          ? undefined
-          : new Shadow({
-              url: new URL(url),
-              sample: 1,
-              token: REFERENCE_TOKEN,
-              concurrency: 2,
-              queue: 16,
-              timeoutMs: 1000,
-              logger: pino({ level: 'silent' }),
-              metrics,
-            });
+      const shadow = url === undefined ? undefined : quietShadow(url, metrics, { concurrency: 2, queue: 16 });
       const fixture = await changedFixture({ shadow, metrics });
       try {
         await measure(fixture, requests, 100, 8); // warm-up
@@ -282,16 +283,8 @@ describe('a dead or slow original costs the clients nothing', () => {
     });
     await new Promise<void>((resolve) => resetting.listen(0, '127.0.0.1', resolve));
     const metrics = createMetrics();
-    const shadow = new Shadow({
-      url: new URL(`http://127.0.0.1:${(resetting.address() as { port: number }).port}`),
-      sample: 1,
-      token: undefined,
-      concurrency: 1,
-      queue: 100,
-      timeoutMs: 1000,
-      logger: pino({ level: 'silent' }),
-      metrics,
-    });
+    const port = (resetting.address() as { port: number }).port;
+    const shadow = quietShadow(`http://127.0.0.1:${port}`, metrics, { concurrency: 1, queue: 100 });
     const fixture = await changedFixture({ shadow, metrics });
     try {
       const requests = [...requestsFor(await bundleIds(REFERENCE_BUNDLE), ['httpget'], NAMESPACE)];
