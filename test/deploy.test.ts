@@ -92,6 +92,11 @@ test('everything an instance writes lies under ReadWritePaths; the store is Post
         `${db}: the variant cache ${cacheDir} is writable`,
       );
       if (!isPostgresUrl(db)) assert.ok(under(db), `the SQLite file ${db} is writable`);
+      const shadow = serveSettings({}, { ...env, SCOOP_SHADOW: 'https://cms.example.org' }).shadow;
+      assert.ok(
+        shadow?.dir !== undefined && under(shadow.dir),
+        `${db}: the shadow folder ${shadow?.dir} is writable`,
+      );
     }
   }
 });

@@ -19,6 +19,9 @@ import {
 } from '../server/cluster.ts';
 import { startServer } from '../server/http-server.ts';
 import { type Base64CacheSettings, SettingsError, serveSettings } from '../server/settings.ts';
+import { Shadow } from '../server/shadow.ts';
+import { ShadowFolder } from '../server/shadow-folder.ts';
+import type { ShadowSettings } from '../server/shadow-settings.ts';
 import { BundleError } from '../store/bundle/validate.ts';
 import { importFolder } from '../store/import.ts';
 import { openStore } from '../store/open-store.ts';
@@ -31,7 +34,7 @@ import { listenRefusal } from './listen-refusal.ts';
 import { parseCommand, UsageError } from './usage.ts';
 
 const HELP = `Usage: scoop serve [--host H] [--port P] [--db PATH] [--namespace NS] [--public-url URL] [--seed BUNDLE]
-                   [--workers N]
+                   [--workers N] [--shadow URL [--shadow-sample SHARE] [--shadow-token GUID]]
 
 Serves the four endpoints (SOAP 1.1, SOAP 1.2, HTTP GET, HTTP POST).
 
@@ -46,6 +49,10 @@ Options (each also an environment variable):
   --workers N       SCOOP_WORKERS     processes serving on this machine (node:cluster; default 1 = no
                                       cluster): a primary seeds, forks N workers, replaces one that
                                       exits, answers the admin listener for all, drains all on SIGTERM
+  --shadow URL      SCOOP_SHADOW      the original's base URL: replay a sample of the answered requests
+                                      to it in the background and report differences (docs/migration.md#shadow)
+  --shadow-sample SHARE  SCOOP_SHADOW_SAMPLE  share of requests replayed, 0 to 1 (default 0.1)
+  --shadow-token GUID    SCOOP_SHADOW_TOKEN   the original's token for the replays (default: the client's)
                     SCOOP_HTTP_AUTH   on (default) or off: whether HTTP GET/POST need a token
                     SCOOP_TRUST_PROXY on or off (default): use X-Forwarded-Proto/-Host in URLs
                     SCOOP_ADMIN_HOST, SCOOP_ADMIN_PORT  admin listener (/metrics, /healthz, /readyz;
@@ -83,6 +90,9 @@ export async function serveCommand(args: string[]): Promise<number> {
       'public-url': { type: 'string' },
       seed: { type: 'string' },
       workers: { type: 'string' },
+      shadow: { type: 'string' },
+      'shadow-sample': { type: 'string' },
+      'shadow-token': { type: 'string' },
     },
     HELP,
   );
@@ -166,7 +176,14 @@ export async function serveCommand(args: string[]): Promise<number> {
     await store.close();
     return 1;
   }
+  const shadow = await openShadow(settings.shadow, metrics, logger);
+  if (shadow === 'refused') {
+    images.close();
+    await store.close();
+    return 1;
+  }
   if (becomesPrimary(settings)) {
+    await shadow?.close();
     images.close();
     await store.close();
     return runPrimary(settings, logger);
@@ -191,12 +208,14 @@ export async function serveCommand(args: string[]): Promise<number> {
       base64Cache,
       logger,
       metrics,
+      shadow,
       ...(settings.rateLimit ? { rateLimit: settings.rateLimit } : {}),
     },
     settings.host,
     settings.port,
     settings.server,
   ).catch(async (error: unknown) => {
+    await shadow?.close();
     images.close();
     await store.close();
     // A cluster's primary reports its workers' failures to listen (cluster.ts).
@@ -225,6 +244,7 @@ export async function serveCommand(args: string[]): Promise<number> {
           stopForgetting();
           stopVersionLog();
           await running.close();
+          await shadow?.close();
           images.close();
           await store.close();
           throw listenRefusal(
@@ -248,12 +268,55 @@ export async function serveCommand(args: string[]): Promise<number> {
   stopForgetting();
   stopVersionLog();
   await running.close();
+  await shadow?.close();
   await admin?.close();
   images.close();
   await store.close();
   logger.info('stopped');
   leaveCluster();
   return 0;
+}
+
+/**
+ * `--shadow` (server/shadow.ts). The folder for differing exchanges is as the base64
+ * cache's: one the operator chose must be usable; the default one, when it is not, only
+ * means nothing is kept (a warning); `SCOOP_SHADOW_DIR=off` keeps nothing.
+ */
+async function openShadow(
+  settings: ShadowSettings | undefined,
+  metrics: Metrics,
+  logger: Logger,
+): Promise<Shadow | undefined | 'refused'> {
+  if (!settings) return undefined;
+  let folder: ShadowFolder | undefined;
+  let shadow: Shadow | undefined;
+  if (settings.dir !== undefined) {
+    const heading = { original: settings.url.href, tally: () => shadow!.tally() };
+    const onError = (err: unknown) => logger.warn({ err }, 'shadow: a differing exchange could not be kept');
+    try {
+      folder = await ShadowFolder.open(settings.dir, heading, onError);
+    } catch (error) {
+      if (!(error instanceof CacheDirError)) throw error;
+      if (settings.dirChosen) {
+        process.stderr.write(
+          `scoop serve: SCOOP_SHADOW_DIR ${error.dir} cannot be used for the shadow's exchanges (${error.reason}); ` +
+            'make it writable for this user, or set SCOOP_SHADOW_DIR=off to keep none\n',
+        );
+        return 'refused';
+      }
+      logger.warn(
+        { dir: error.dir, reason: error.reason },
+        'shadow folder not usable; differing exchanges are not kept',
+      );
+    }
+  }
+  shadow = new Shadow({ ...settings, logger, metrics, folder });
+  if (!isWorker)
+    logger.info(
+      { original: settings.url.href, sample: settings.sample, folder: folder?.dir },
+      `shadowing ${settings.url.href}: ${settings.sample * 100}% of the answered requests are replayed to it`,
+    );
+  return shadow;
 }
 
 /**

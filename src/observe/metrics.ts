@@ -16,6 +16,8 @@ export interface Metrics {
   readonly cacheLookups: FastCounter;
   readonly rateLimited: FastCounter;
   readonly connectionsDropped: FastCounter;
+  /** `serve --shadow`: requests replayed to the original, by how the answers compared. */
+  readonly shadowRequests: FastCounter;
   /** Requests being handled right now; read when scraped. */
   inFlight: number;
 }
@@ -69,6 +71,12 @@ export function createMetrics(): Metrics {
       'scoop_connections_dropped_total',
       'Connections closed unanswered because SCOOP_MAX_CONNECTIONS were open.',
       [],
+      registry,
+    ),
+    shadowRequests: new FastCounter(
+      'scoop_shadow_requests_total',
+      'Answered requests sent to the original by serve --shadow, by operation, binding and outcome (same, different, failed, dropped).',
+      ['operation', 'binding', 'outcome'],
       registry,
     ),
     inFlight: 0,

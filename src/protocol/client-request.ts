@@ -8,7 +8,7 @@
  * `Authorization: Bearer` header on HTTP GET and POST (never in a URL). It is sent only to
  * the operations of an endpoint that requires one.
  */
-import type { Arguments, Operation } from '../contract/operations.ts';
+import type { Operation } from '../contract/operations.ts';
 import type { Field, ValueType } from '../contract/schema.ts';
 import { escapeText } from '../xml/escape.ts';
 import type { BindingName } from './binding.ts';
@@ -29,6 +29,12 @@ export interface RequestOptions {
   readonly token?: string | undefined;
 }
 
+/**
+ * The values to send, by parameter name: coerced arguments, or any value to be sent as its
+ * text (`scoop compare --requests` sends `bereichID=abc` to see both services refuse it).
+ */
+export type ClientArguments = Readonly<Record<string, unknown>>;
+
 const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
 
 /** `{ns}/{op}`, the SOAPAction ASMX expects (a namespace ending in `/` is not doubled). */
@@ -40,7 +46,7 @@ export function soapAction(namespace: string, operationName: string): string {
 export function encodeRequest(
   binding: BindingName,
   operation: Operation,
-  args: Arguments,
+  args: ClientArguments,
   options: RequestOptions,
 ): ClientRequest {
   const token = operation.endpoint.requiresToken ? options.token : undefined;
@@ -57,7 +63,7 @@ export function encodeRequest(
 function soapRequest(
   version: SoapVersion,
   operation: Operation,
-  args: Arguments,
+  args: ClientArguments,
   namespace: string,
   token: string | undefined,
 ): ClientRequest {
@@ -100,7 +106,7 @@ function valueElement(name: string, type: ValueType, value: unknown): string {
 function httpRequest(
   binding: 'httpget' | 'httppost',
   operation: Operation,
-  args: Arguments,
+  args: ClientArguments,
   token: string | undefined,
 ): ClientRequest {
   const pairs = new URLSearchParams();

@@ -23,6 +23,7 @@ import { type RateLimit, RateLimiter } from './rate-limit.ts';
 import { refuser } from './refuse.ts';
 import { ResponseCache } from './response-cache.ts';
 import { DEFAULT_MAX_BODY_BYTES_IN_FLIGHT, DEFAULT_SERVER_LIMITS } from './settings.ts';
+import type { Shadow } from './shadow.ts';
 import { admit } from './stages/admit.ts';
 import { authenticate } from './stages/authenticate.ts';
 import { cachedAnswer } from './stages/cached-answer.ts';
@@ -62,6 +63,8 @@ export interface AppOptions {
   readonly images?: ImageService;
   /** Files of large binaries' base64 text; without it they are always read from the store. */
   readonly base64Cache?: Base64Cache;
+  /** `serve --shadow`: replays a sample of the answered requests to the original (shadow.ts). */
+  readonly shadow?: Shadow | undefined;
   /** How the transport closes a connection whose upload was refused (http-server.ts). */
   readonly afterRefusedUpload?: (req: RequestLike) => void;
   readonly logger: Logger;
@@ -143,6 +146,7 @@ export function createApp(options: AppOptions) {
   const observer = createObserver(options.logger, options.metrics, {
     trustProxy: options.trustProxy ?? false,
   });
+  const shadow = options.shadow;
 
   /**
    * Answers one request; returns at once, or when the answer is written if nothing had to wait.
@@ -152,13 +156,16 @@ export function createApp(options: AppOptions) {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
+    // A sampled request's answer is written through a recording response (shadow.ts).
+    const watched = shadow?.watch(res);
     const exchange = new Exchange(
       req,
-      res,
+      watched?.response ?? res,
       observer.start(req, res, path, arrivedAt),
       path,
       q < 0 ? '' : url.slice(q + 1),
     );
+    watched?.attach(exchange);
     runStages(stages, exchange, refuse);
   }
 

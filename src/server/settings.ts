@@ -29,6 +29,7 @@ import {
   renamed,
   SettingsError,
 } from './setting-values.ts';
+import { type ShadowSettings, shadowSettings } from './shadow-settings.ts';
 
 export {
   DEFAULT_MAX_BODY_BYTES,
@@ -73,6 +74,8 @@ export interface ServeSettings {
   readonly base64Cache: Base64CacheSettings;
   /** Processes serving on one machine (node:cluster); 1 = no cluster (see cluster.ts). */
   readonly workers: number;
+  /** `--shadow`: replay a sample of the answered requests to the original (shadow.ts); undefined when off. */
+  readonly shadow: ShadowSettings | undefined;
   /** Settings read under an old name (RENAMED), each a line for the log at start. */
   readonly deprecations: readonly string[];
 }
@@ -198,6 +201,7 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
     base64Cache: base64CacheSettings(env, databaseSetting(flags, env)),
     logLevel: logLevel(env.SCOOP_LOG_LEVEL),
     workers,
+    shadow: shadowSettings(flags, env, variantDir(env, databaseSetting(flags, env))),
     deprecations: deprecatedSettings(env),
   };
 }

@@ -25,3 +25,21 @@ test('tells different documents apart', () => {
   assert.notEqual(canonicalize('<a>1</a>'), canonicalize('<a>2</a>'));
   assert.notEqual(canonicalize('<a><b/></a>'), canonicalize('<a> <b/></a>'));
 });
+
+test('lines: indentation between elements is no difference, whitespace content is', () => {
+  const compact = '<?xml version="1.0"?><r xmlns="urn:x"><a><b>1</b><c> </c><d/></a></r>';
+  const indented =
+    '<?xml version="1.0"?>\n<r xmlns="urn:x">\r\n  <a>\n    <b>1</b>\n    <c> </c>\n    <d />\n  </a>\n</r>';
+  const expected = '<r xmlns="urn:x">\n  <a>\n    <b>1</b>\n    <c> </c>\n    <d></d>\n  </a>\n</r>';
+  assert.equal(canonicalize(compact, { lines: true }), expected);
+  assert.equal(canonicalize(indented, { lines: true }), expected);
+  assert.notEqual(
+    canonicalize('<r><c> </c></r>', { lines: true }),
+    canonicalize('<r><c></c></r>', { lines: true }),
+  );
+  assert.notEqual(
+    canonicalize('<r>x<a/></r>', { lines: true }),
+    canonicalize('<r><a/></r>', { lines: true }),
+  );
+  assert.equal(canonicalize('<r>x<a/>y</r>', { lines: true }), '<r>x\n  <a></a>y\n</r>');
+});

@@ -5,6 +5,7 @@ const SETTINGS_SOURCES = [
   'src/server/settings.ts',
   'src/server/limit-settings.ts',
   'src/server/setting-values.ts',
+  'src/server/shadow-settings.ts',
 ];
 
 export function settingsSource(): string {
