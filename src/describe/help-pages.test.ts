@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HtmlValidate } from 'html-validate';
 import { ENDPOINTS, OPERATIONS } from '../contract/operations.ts';
+import { escapeHtml } from '../xml/escape.ts';
 import { endpointPage, indexPage, operationPage, refusalPage } from './help-pages.ts';
-import { escapeHtml, html } from './html.ts';
+import { html } from './html.ts';
 
 const NS = 'http://scoop.example.org/api';
 const validator = new HtmlValidate({ extends: ['html-validate:recommended'] });

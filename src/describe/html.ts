@@ -1,16 +1,6 @@
 /** HTML building for the help pages: every inserted value goes through `escapeHtml`. */
 
-const HTML_ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]!);
-}
+import { escapeHtml } from '../xml/escape.ts';
 
 /** A tagged template that escapes every interpolated value unless it is already `Html`. */
 export class Html {

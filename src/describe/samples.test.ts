@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { OPERATIONS } from '../contract/operations.ts';
+import { escapeHtml } from '../xml/escape.ts';
 import { operationPage } from './help-pages.ts';
-import { escapeHtml } from './html.ts';
 import { samples } from './samples.ts';
 
 const REFERENCE = path.resolve('test/fixtures/reference/help');

@@ -5,21 +5,10 @@
  * hostile input and is escaped; a Content-Security-Policy that allows nothing but the
  * inline style keeps the page inert even so.
  */
+import { escapeHtml } from '../../xml/escape.ts';
 import type { DiffLine, Hunk } from './diff.ts';
 import type { CompareReport, ReportEntry } from './report.ts';
 import { summaryLine } from './run-compare.ts';
-
-const ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
 
 const STYLE = `
 body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #1b1b1b; }
