@@ -297,4 +297,41 @@ describe('the kernel, driven by fakes', () => {
     assert.equal(answer.status, 200);
     assert.equal(answer.headers.connection, 'close');
   });
+
+  test('a JSON API call is answered by the json binding; its records link to their bytes', async () => {
+    const answer = await request(app(), { url: '/api/v1/anhaenge/500' });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers['content-type'], 'application/json');
+    assert.match(answer.headers['cache-control']!, /^public, max-age=/);
+    assert.equal(JSON.parse(answer.text).contentUrl, '/api/v1/anhaenge/500/content');
+    const behind = await request(app({ publicUrl: 'https://cms.example.org/scoop' }), {
+      url: '/api/v1/bilder/200?height=1&resizeModes=crop&resizeModes=fit',
+    });
+    assert.equal(
+      JSON.parse(behind.text).contentUrl,
+      'https://cms.example.org/scoop/api/v1/bilder/200/content?height=1&resizeModes=crop&resizeModes=fit',
+    );
+  });
+
+  test('a refusal under /api/v1 is a problem, even one made before decoding (the head checks)', async () => {
+    const answer = await request(app(), {
+      url: '/api/v1/bereiche/1',
+      headers: [
+        ['Authorization', 'Bearer a'],
+        ['Authorization', 'Bearer b'],
+      ],
+    });
+    assert.equal(answer.status, 400);
+    assert.equal(answer.headers['content-type'], 'application/problem+json');
+    assert.equal(JSON.parse(answer.text).code, 'DUPLICATE_HEADER');
+  });
+
+  test('a request for a byte range is not answered from the answer cache', async () => {
+    const handle = app();
+    const url = '/api/v1/anhaenge/500/content';
+    const whole = await request(handle, { url });
+    const part = await request(handle, { url, headers: [['Range', 'bytes=0-3']] });
+    assert.equal(part.status, 206);
+    assert.deepEqual(part.body, whole.body.subarray(0, 4));
+  });
 });

@@ -100,7 +100,7 @@ function context(options: AppOptions): AppContext {
     rateLimiter: options.rateLimit ? new RateLimiter(options.rateLimit, metrics) : undefined,
     responses: cacheBytes > 0 ? new ResponseCache(cacheBytes, lookups) : undefined,
     writers: new Map<Operation, OperationWriter>(
-      OPERATIONS.map((op) => [op, compileOperationWriter(op, options.namespace)]),
+      OPERATIONS.map((op) => [op, compileOperationWriter(op, options.namespace, options.publicUrl ?? '')]),
     ),
     service: {
       store: options.store,
