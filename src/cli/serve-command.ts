@@ -192,6 +192,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       logger,
       metrics,
       ...(settings.rateLimit ? { rateLimit: settings.rateLimit } : {}),
+      corsOrigins: settings.corsOrigins,
     },
     settings.host,
     settings.port,
