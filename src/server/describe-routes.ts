@@ -9,6 +9,7 @@ import { HELP_CSS, HELP_JS } from '../describe/assets.ts';
 import { generateDisco } from '../describe/disco.ts';
 import { endpointPage, indexPage, operationPage, refusalPage } from '../describe/help-pages.ts';
 import { ASSET_PREFIX, HELP_CSP } from '../describe/html.ts';
+import { generateOpenApi, OPENAPI_PATH } from '../describe/openapi.ts';
 import { ADDRESS_PLACEHOLDER, generateWsdl } from '../describe/wsdl.ts';
 import { hasTokenField, parseForm, refuseTokenInUrl } from '../protocol/http-request.ts';
 import { escapeAttribute } from '../xml/escape.ts';
@@ -22,6 +23,10 @@ export interface DescribeOptions {
   readonly trustProxy: boolean;
   /** Whether HTTP GET/POST calls of token-protected operations need a token (`SCOOP_HTTP_AUTH`). */
   readonly httpAuth: boolean;
+  /** The limits the JSON API's OpenAPI document states. */
+  readonly maxImageDimension: number;
+  readonly maxListItems: number;
+  readonly httpMaxAge: number;
 }
 
 export interface Document {
@@ -98,9 +103,18 @@ export function createDescribeRoutes(options: DescribeOptions) {
     ENDPOINTS.map((e) => [e, endpointPage(e, options.httpAuth)]),
   );
   const index = indexPage(options.httpAuth);
+  const openApi = JSON.stringify(
+    generateOpenApi({
+      maxImageDimension: options.maxImageDimension,
+      maxListItems: options.maxListItems,
+      publicUrl: options.publicUrl,
+      httpMaxAge: options.httpMaxAge,
+    }),
+  );
   const assets = new Map<string, Document>([
     [`${ASSET_PREFIX}help.css`, { contentType: 'text/css; charset=utf-8', body: HELP_CSS }],
     [`${ASSET_PREFIX}help.js`, { contentType: 'text/javascript; charset=utf-8', body: HELP_JS }],
+    [OPENAPI_PATH, { contentType: 'application/json', body: openApi }],
   ]);
 
   return {

@@ -10,7 +10,7 @@ import { JSON_MEDIA_TYPE } from '../json/client-request.ts';
 import { renderContent } from '../json/content.ts';
 import { renderProblem } from '../json/problem.ts';
 import { decodeJsonRequest } from '../json/request.ts';
-import { API_PREFIX, JSON_ROUTES, type JsonRoute } from '../json/routes.ts';
+import { API_DOCUMENTS, API_PREFIX, JSON_ROUTES, type JsonRoute } from '../json/routes.ts';
 
 /** Whether a path is the JSON API's. */
 export function isApiPath(path: string): boolean {
@@ -28,7 +28,9 @@ export const json: Binding = {
   description: { style: 'json' },
   // The route says whether a token is needed (a HEAD of an attachment is public, say).
   isPublic: (call) => !call.authenticate,
-  claims: ({ path }) => isApiPath(path),
+  // GET and HEAD of the API's documents (its OpenAPI document) are left to the describe layer.
+  claims: ({ method, path }) =>
+    isApiPath(path) && !((method === 'GET' || method === 'HEAD') && API_DOCUMENTS.includes(path)),
   // A POST's body is read first, whatever its media type, so an oversized body is
   // BODY_TOO_LARGE whatever else is wrong with the request (as on HTTP POST).
   readsBody: ({ method }) => method === 'POST',

@@ -11,7 +11,7 @@ import type { RawParameters } from '../coerce.ts';
 import type { MediaType } from '../content-type.ts';
 import { bearerToken, parseForm, refuseTokenInUrl, TOKEN_FIELD } from '../http-request.ts';
 import { JSON_MEDIA_TYPE } from './client-request.ts';
-import { API_PREFIX, type JsonRoute, matchRoute } from './routes.ts';
+import { API_DOCUMENTS, API_PREFIX, type JsonRoute, matchRoute } from './routes.ts';
 
 export interface JsonRequest {
   readonly method: string;
@@ -43,6 +43,11 @@ export function routeOf(
   method: string,
   path: string,
 ): { route: JsonRoute; pathValues: ReadonlyMap<string, string> } {
+  if (API_DOCUMENTS.includes(path)) {
+    throw new ScoopError('METHOD_NOT_ALLOWED', `This path takes GET, HEAD, not ${method.slice(0, 20)}.`, {
+      headers: { allow: 'GET, HEAD' },
+    });
+  }
   const match = matchRoute(method, path.slice(API_PREFIX.length));
   if (match.kind === 'none') throw new ScoopError('NOT_FOUND', 'The JSON API has no route at this path.');
   if (match.kind === 'method') {

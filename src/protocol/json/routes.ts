@@ -9,6 +9,10 @@ import { OPERATIONS, type Operation, type OperationName } from '../../contract/o
 import type { Field } from '../../contract/schema.ts';
 
 export const API_PREFIX = '/api/v1';
+/** The API's OpenAPI document: GET and HEAD of it are served by the describe layer, not a route. */
+export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
+/** Paths under API_PREFIX that are documents about the API rather than routes. */
+export const API_DOCUMENTS: readonly string[] = [OPENAPI_PATH];
 
 export type JsonMethod = 'GET' | 'HEAD' | 'POST';
 
