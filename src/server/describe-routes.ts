@@ -3,8 +3,18 @@
  * page, operation pages, WSDL (`?wsdl`, any letter case) and DISCO, and the help pages'
  * own stylesheet and script. Everything is generated from the contract at start-up.
  */
+
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { ScoopError } from '../contract/errors.ts';
 import { ENDPOINTS, type Endpoint, findOperation } from '../contract/operations.ts';
+import {
+  API_REFERENCE_JS,
+  API_REFERENCE_PATH,
+  apiReferencePage,
+  imagesAsAssets,
+  REFERENCE_ASSETS,
+} from '../describe/api-reference.ts';
 import { HELP_CSS, HELP_JS } from '../describe/assets.ts';
 import { generateDisco } from '../describe/disco.ts';
 import { endpointPage, indexPage, operationPage, refusalPage } from '../describe/help-pages.ts';
@@ -31,9 +41,13 @@ export interface DescribeOptions {
 
 export interface Document {
   readonly contentType: string;
-  readonly body: string;
+  /** Text (sent as UTF-8), or bytes (a reference page image). */
+  readonly body: string | Buffer;
   readonly headers?: Readonly<Record<string, string>>;
 }
+
+/** A document generated as text: pages, WSDL, DISCO. */
+export type TextDocument = Document & { readonly body: string };
 
 const HTML = 'text/html; charset=utf-8';
 const XML = 'text/xml; charset=utf-8';
@@ -93,7 +107,14 @@ export function prefersHtml(accept: string | string[] | undefined): boolean {
   return htmlQ > otherQ;
 }
 
-function html(body: string): Document {
+/** Swagger UI's stylesheet and script, from the swagger-ui-dist package: read once, at start-up. */
+function swaggerUiFiles(): { css: string; bundle: Buffer } {
+  const require = createRequire(import.meta.url);
+  const read = (file: string) => readFileSync(require.resolve(`swagger-ui-dist/${file}`));
+  return { css: read('swagger-ui.css').toString('utf8'), bundle: read('swagger-ui-bundle.js') };
+}
+
+function html(body: string): TextDocument {
   return { contentType: HTML, body, headers: { 'content-security-policy': HELP_CSP } };
 }
 
@@ -111,10 +132,17 @@ export function createDescribeRoutes(options: DescribeOptions) {
       httpMaxAge: options.httpMaxAge,
     }),
   );
+  const swaggerUi = swaggerUiFiles();
+  const styles = imagesAsAssets(swaggerUi.css);
   const assets = new Map<string, Document>([
     [`${ASSET_PREFIX}help.css`, { contentType: 'text/css; charset=utf-8', body: HELP_CSS }],
     [`${ASSET_PREFIX}help.js`, { contentType: 'text/javascript; charset=utf-8', body: HELP_JS }],
     [OPENAPI_PATH, { contentType: 'application/json', body: openApi }],
+    [API_REFERENCE_PATH, html(apiReferencePage())],
+    [REFERENCE_ASSETS.css, { contentType: 'text/css; charset=utf-8', body: Buffer.from(styles.css, 'utf8') }],
+    [REFERENCE_ASSETS.bundle, { contentType: 'text/javascript; charset=utf-8', body: swaggerUi.bundle }],
+    [REFERENCE_ASSETS.init, { contentType: 'text/javascript; charset=utf-8', body: API_REFERENCE_JS }],
+    ...styles.images.map((image): [string, Document] => [image.path, image]),
   ]);
 
   return {
@@ -125,11 +153,11 @@ export function createDescribeRoutes(options: DescribeOptions) {
     },
 
     /** A refusal of a GET here as a page, for a browser (`prefersHtml`). */
-    refusal(error: ScoopError): Document {
+    refusal(error: ScoopError): TextDocument {
       return html(refusalPage(error.code, error.message));
     },
 
-    forEndpoint(req: Addressed, endpoint: Endpoint, query: string): Document {
+    forEndpoint(req: Addressed, endpoint: Endpoint, query: string): TextDocument {
       const pairs = parseForm(query);
       if (hasTokenField(pairs)) refuseTokenInUrl();
       const keys = new Set(pairs.map((p) => p.name.toLowerCase()));

@@ -11,8 +11,8 @@ import type { Field } from '../../contract/schema.ts';
 export const API_PREFIX = '/api/v1';
 /** The API's OpenAPI document: GET and HEAD of it are served by the describe layer, not a route. */
 export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
-/** Paths under API_PREFIX that are documents about the API rather than routes. */
-export const API_DOCUMENTS: readonly string[] = [OPENAPI_PATH];
+/** Paths under API_PREFIX that are documents about the API rather than routes: the document, the reference page. */
+export const API_DOCUMENTS: readonly string[] = [OPENAPI_PATH, `${API_PREFIX}/`];
 
 export type JsonMethod = 'GET' | 'HEAD' | 'POST';
 
