@@ -3,7 +3,7 @@
  * scoop) in a real browser (Debian's chromium driven by playwright-core), under the help
  * pages' Content-Security-Policy: it loads only from this service, shows every operation
  * of the OpenAPI document, calls one through "Try it out", and breaks no CSP rule.
- * `SCOOP_UPDATE_SCREENSHOTS=1` rewrites the screenshot in docs/images/api-reference.png.
+ * `SCOOP_UPDATE_SCREENSHOTS=1` rewrites the screenshot in docs/screenshots/api-reference.png.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -18,7 +18,7 @@ import { JSON_ROUTES } from '../src/protocol/json/routes.ts';
 import { type Fixture, startFixture } from './support/fixture-server.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOT = 'docs/images/api-reference.png';
+const SCREENSHOT = 'docs/screenshots/api-reference.png';
 const UPDATE = process.env.SCOOP_UPDATE_SCREENSHOTS === '1';
 
 /** The DOM members the functions run in the page use (the project has no DOM lib). */
