@@ -107,6 +107,26 @@ test('the document names exactly the routes, with their parameters and security'
   assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
 });
 
+test('every example (the demo content’s answers) passes its schema', () => {
+  const check = validator();
+  let seen = 0;
+  for (const { path, method, op } of operations(DOC)) {
+    for (const parameter of op.parameters as JsonObject[]) {
+      if (parameter.example === undefined) continue;
+      seen++;
+      assert.equal(check(parameter.schema!, parameter.example), undefined, `${method} ${path} ${parameter.name}`);
+    }
+    const ok = object(object(op.responses)['200']);
+    const media = ok.content ? object(ok.content)['application/json'] : undefined;
+    const example = media ? object(media).examples : undefined;
+    if (!example) continue;
+    seen++;
+    const problem = check(object(media).schema!, object(object(example).demo).value!);
+    assert.equal(problem, undefined, `${method} ${path}: ${problem}`);
+  }
+  assert.ok(seen >= JSON_ROUTES.length, `${seen} examples`);
+});
+
 describe('the document against a running server', () => {
   let fixture: Fixture;
   before(async () => {

@@ -277,7 +277,10 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description The article's id, an xs:int (-2147483648 to 2147483647). */
+                /**
+                 * @description The article's id, an xs:int (-2147483648 to 2147483647).
+                 * @example 100
+                 */
                 artikelID: number;
             };
             cookie?: never;
@@ -366,7 +369,10 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description The area's id, an xs:int (-2147483648 to 2147483647). */
+                /**
+                 * @description The area's id, an xs:int (-2147483648 to 2147483647).
+                 * @example 1
+                 */
                 bereichID: number;
             };
             cookie?: never;
@@ -446,7 +452,10 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description The city-app area's id, an xs:int (-2147483648 to 2147483647). */
+                /**
+                 * @description The city-app area's id, an xs:int (-2147483648 to 2147483647).
+                 * @example 10
+                 */
                 cityAppBereichID: number;
             };
             cookie?: never;
@@ -535,7 +544,10 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description The attachment's id, an xs:int (-2147483648 to 2147483647). */
+                /**
+                 * @description The attachment's id, an xs:int (-2147483648 to 2147483647).
+                 * @example 501
+                 */
                 anhangID: number;
             };
             cookie?: never;
@@ -612,7 +624,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The attachment's id, an xs:int (-2147483648 to 2147483647). */
+                /**
+                 * @description The attachment's id, an xs:int (-2147483648 to 2147483647).
+                 * @example 501
+                 */
                 anhangID: number;
             };
             cookie?: never;
@@ -688,7 +703,10 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description The image's id, an xs:int (-2147483648 to 2147483647). */
+                /**
+                 * @description The image's id, an xs:int (-2147483648 to 2147483647).
+                 * @example 200
+                 */
                 bildID: number;
             };
             cookie?: never;
@@ -973,7 +991,10 @@ export interface operations {
                 "If-Range"?: string;
             };
             path: {
-                /** @description The attachment's id, an xs:int (-2147483648 to 2147483647). */
+                /**
+                 * @description The attachment's id, an xs:int (-2147483648 to 2147483647).
+                 * @example 501
+                 */
                 anhangID: number;
             };
             cookie?: never;
@@ -1086,7 +1107,10 @@ export interface operations {
                 "If-Range"?: string;
             };
             path: {
-                /** @description The image's id, an xs:int (-2147483648 to 2147483647). */
+                /**
+                 * @description The image's id, an xs:int (-2147483648 to 2147483647).
+                 * @example 200
+                 */
                 bildID: number;
             };
             cookie?: never;

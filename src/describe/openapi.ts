@@ -12,9 +12,21 @@ import type { ComplexType, Field, ValueType } from '../contract/schema.ts';
 import { JSON_MEDIA_TYPE } from '../protocol/json/client-request.ts';
 import { PROBLEM_MEDIA_TYPE, PROBLEM_TYPE_PREFIX } from '../protocol/json/problem.ts';
 import { API_PREFIX, JSON_ROUTES, type JsonRoute, OPENAPI_PATH } from '../protocol/json/routes.ts';
+import demoExamples from './openapi-examples.json' with { type: 'json' };
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
+
+/** An operation called with the demo content: its parameters, and its JSON answer if it has one. */
+export interface OperationExample {
+  readonly parameters: Readonly<Record<string, Json>>;
+  readonly response?: Json;
+}
+
+/** The examples, made from the demo content by test/openapi-examples.test.ts (`npm run api:examples`). */
+export const EXAMPLES_FILE = 'src/describe/openapi-examples.json';
+const EXAMPLES: Readonly<Record<string, OperationExample>> = demoExamples;
+const DEMO = 'From the demo content (examples/demo-bundle)';
 
 export interface OpenApiOptions {
   /** Largest `width`/`height` (SCOOP_MAX_IMAGE_DIMENSION). */
@@ -133,12 +145,14 @@ function parameterSchema(route: JsonRoute, f: Field, options: OpenApiOptions): J
 
 function parameters(route: JsonRoute, options: OpenApiOptions): Json[] {
   const docs: Readonly<Record<string, string>> = route.operation.paramDocs;
+  const demo = EXAMPLES[route.operationId]?.parameters ?? {};
   const path = route.pathParams.map((f) => ({
     name: f.name,
     in: 'path',
     required: true,
     description: docs[f.name] ?? '',
     schema: parameterSchema(route, f, options),
+    ...(demo[f.name] === undefined ? {} : { example: demo[f.name]! }),
   }));
   const query = route.queryParams.map((f) => ({
     name: f.name,
@@ -191,17 +205,21 @@ function successResponses(route: JsonRoute): JsonObject {
   switch (route.answer) {
     case 'exists':
       return { '200': { description: 'The attachment exists (no body).' } };
-    case 'json':
+    case 'json': {
+      const demo = EXAMPLES[route.operationId]?.response;
+      const media: JsonObject = { schema: valueSchema(member.type, false) };
+      if (demo !== undefined) media.examples = { demo: { summary: DEMO, value: demo } };
       return {
         '200': {
           description: `The ${member.name} (${route.operation.purpose.toLowerCase()}).`,
           headers: { ETag: ETAG },
-          content: { [JSON_MEDIA_TYPE]: { schema: valueSchema(member.type, false) } },
+          content: { [JSON_MEDIA_TYPE]: media },
         },
         ...(route.method === 'GET'
           ? { '304': { description: 'Not modified: the If-None-Match tag is current.' } }
           : {}),
       };
+    }
     case 'content':
       return {
         '200': {
