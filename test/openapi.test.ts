@@ -114,7 +114,11 @@ test('every example (the demo content’s answers) passes its schema', () => {
     for (const parameter of op.parameters as JsonObject[]) {
       if (parameter.example === undefined) continue;
       seen++;
-      assert.equal(check(parameter.schema!, parameter.example), undefined, `${method} ${path} ${parameter.name}`);
+      assert.equal(
+        check(parameter.schema!, parameter.example),
+        undefined,
+        `${method} ${path} ${parameter.name}`,
+      );
     }
     const ok = object(object(op.responses)['200']);
     const media = ok.content ? object(ok.content)['application/json'] : undefined;
