@@ -6,18 +6,16 @@
  * `SCOOP_UPDATE_SCREENSHOTS=1` rewrites the screenshot in docs/screenshots/api-reference.png.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { promisify } from 'node:util';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { HELP_CSP } from '../src/describe/html.ts';
 import { JSON_ROUTES } from '../src/protocol/json/routes.ts';
+import { launchChromium } from './support/chromium.ts';
 import { type Fixture, startFixture } from './support/fixture-server.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = 'docs/screenshots/api-reference.png';
 const UPDATE = process.env.SCOOP_UPDATE_SCREENSHOTS === '1';
 
@@ -37,23 +35,9 @@ let context: BrowserContext;
 let dir: string;
 
 before(async () => {
-  // Asynchronously: apt may take a while, and nothing may block this process.
-  await promisify(execFile)('scripts/ensure-debian-packages.sh', ['chromium'], { timeout: 600_000 });
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing after installing chromium`);
   fixture = await startFixture({}, [path.resolve('examples/demo-bundle')]);
   dir = mkdtempSync(path.join(tmpdir(), 'scoop-reference-'));
-  context = await chromium.launchPersistentContext(path.join(dir, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-    viewport: { width: 1280, height: 900 },
-  });
+  context = await launchChromium(dir, { viewport: { width: 1280, height: 900 } });
 });
 
 after(async () => {

@@ -127,6 +127,33 @@ export const CONTENT_ROUTES: ReadonlyMap<string, JsonRoute> = new Map(
 );
 
 /**
+ * A route's path and query, under `base`: each `{name}` segment from `pathValues`, each
+ * query parameter from `queryValues` (a list repeated), leaving out those at their default
+ * when `skipDefaults` is set.
+ */
+export function routeUrl(
+  route: JsonRoute,
+  base: string,
+  pathValues: Readonly<Record<string, unknown>>,
+  queryValues: Readonly<Record<string, unknown>>,
+  skipDefaults: boolean,
+): string {
+  let path = base + API_PREFIX;
+  for (const segment of route.segments)
+    path += `/${'param' in segment ? encodeURIComponent(String(pathValues[segment.param])) : segment.literal}`;
+  const query = new URLSearchParams();
+  for (const { name } of route.queryParams) {
+    const value = queryValues[name];
+    if (value === undefined || value === null) continue;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (!skipDefaults || String(item) !== route.defaults[name]) query.append(name, String(item));
+    }
+  }
+  const text = query.toString();
+  return text === '' ? path : `${path}?${text}`;
+}
+
+/**
  * The URL of a record's content route: `base` (SCOOP_PUBLIC_URL, or empty for a
  * root-relative URL), the path with the record's id, and the query parameters of the call
  * that differ from their defaults (getBild's resize: the same bytes its content route sends).
@@ -137,19 +164,7 @@ export function contentUrl(
   record: Readonly<Record<string, unknown>>,
   args: Readonly<Record<string, unknown>>,
 ): string {
-  let path = base + API_PREFIX;
-  for (const segment of route.segments)
-    path += `/${'param' in segment ? encodeURIComponent(String(record[segment.param])) : segment.literal}`;
-  const query = new URLSearchParams();
-  for (const { name } of route.queryParams) {
-    const value = args[name];
-    if (value === undefined || value === null) continue;
-    for (const item of Array.isArray(value) ? value : [value]) {
-      if (String(item) !== route.defaults[name]) query.append(name, String(item));
-    }
-  }
-  const text = query.toString();
-  return text === '' ? path : `${path}?${text}`;
+  return routeUrl(route, base, record, args, true);
 }
 
 export type RouteMatch =
