@@ -239,7 +239,8 @@ export function scenarios(token: string): Scenario[] {
         headers: { [SCENARIO_HEADER]: 'getAnhang-1mb-get' },
       },
       size: 'large',
-      target: { minCeilingRatio: LARGE.minCeilingRatio },
+      // Measured as what the JSON content route must beat (fasterThan); no target of its own.
+      target: { minCeilingRatio: 0 },
     },
     jsonGet(
       'getAnhangContent-1mb-json',
@@ -262,7 +263,8 @@ export function scenarios(token: string): Scenario[] {
         headers: { [SCENARIO_HEADER]: 'getBild-variant-get' },
       },
       size: 'large',
-      target: { minCeilingRatio: LARGE.minCeilingRatio },
+      // Measured as what the JSON content route must beat (fasterThan); no target of its own.
+      target: { minCeilingRatio: 0 },
     },
     jsonGet(
       'getBildContent-variant-json',
