@@ -57,3 +57,22 @@ test('a part of a streamed binary reads across its chunks and stops at the end o
   assert.equal(read, 3, 'the chunk after the range is not read');
   assert.equal((partOf(bytes, 2, 4) as Buffer).toString(), '234');
 });
+
+test('a part of a source that can seek starts reading at the range, not at the start', async () => {
+  const bytes = Buffer.from('0123456789abcdefghij');
+  const source = {
+    size: bytes.length,
+    chunks(): AsyncIterable<Uint8Array> {
+      throw new Error('read from the start');
+    },
+    async *chunksFrom(offset: number) {
+      yield bytes.subarray(offset, offset + 3);
+      yield bytes.subarray(offset + 3);
+    },
+  };
+  const part = partOf({ bytesOf: source }, 15, 18);
+  assert.ok(!Buffer.isBuffer(part) && 'bytesOf' in part);
+  const out: Uint8Array[] = [];
+  for await (const chunk of part.bytesOf.chunks()) out.push(chunk);
+  assert.equal(Buffer.concat(out).toString(), 'fghi');
+});

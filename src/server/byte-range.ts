@@ -43,14 +43,18 @@ export function chooseRange(
   return { kind: 'part', start, end };
 }
 
-/** `length` bytes of a source from `start`: the chunks before are read and passed over. */
+/**
+ * `length` bytes of a source from `start`: read from there when the source can seek (a
+ * stored blob), else the chunks before are read and passed over.
+ */
 function sliceSource(source: BinarySource, start: number, length: number): BinarySource {
   return {
     size: length,
     async *chunks() {
-      let at = 0;
+      const seeking = source.chunksFrom?.(start);
+      let at = seeking ? start : 0;
       const end = start + length;
-      for await (const chunk of source.chunks()) {
+      for await (const chunk of seeking ?? source.chunks()) {
         const from = Math.max(start - at, 0);
         const to = Math.min(end - at, chunk.byteLength);
         at += chunk.byteLength;
