@@ -225,6 +225,20 @@ for (const db of DATABASES) {
       }
     });
 
+    test('the search (a POST) has no ETag and ignores If-None-Match', async () => {
+      const search = () =>
+        get(`${API}/abonnements/suche`, {
+          method: 'POST',
+          headers: { ...TOKEN, ...JSON_BODY, 'if-none-match': '*' },
+          body: '{"email":"anna@example.org"}',
+        });
+      for (const answer of [await search(), await search()]) {
+        assert.equal(answer.status, 200);
+        assert.equal(answer.headers.get('etag'), null);
+        assert.deepEqual(await answer.json(), [1, 2]);
+      }
+    });
+
     test('a byte range of a content route is 206 with Content-Range, honoured only under a matching If-Range', async () => {
       const whole = Buffer.from(await (await get(`${API}/anhaenge/500/content`)).arrayBuffer());
       const part = await get(`${API}/anhaenge/500/content`, { headers: { range: 'bytes=4-9' } });

@@ -22,7 +22,9 @@ async function send(app: AppContext, exchange: Exchange): Promise<void> {
   let { parts } = exchange.answer!;
   const binding = bindingNamed(call.binding);
   const headers = { ...successHeaders(binding, call, app.httpMaxAge), ...exchange.answer!.headers };
-  if (binding.conditional) {
+  // RFC 9110 §13.1.2: a tag and 304 for GET and HEAD only (the JSON API's search is a POST).
+  const conditional = binding.conditional && (exchange.method === 'GET' || exchange.method === 'HEAD');
+  if (conditional) {
     const tag = entityTag(parts);
     if (tag) headers.etag = tag;
   }
@@ -37,12 +39,12 @@ async function send(app: AppContext, exchange: Exchange): Promise<void> {
       body,
       head: cachedHead(headers, body.length),
       call,
-      conditional: binding.conditional,
+      conditional,
     });
     parts = [body];
   }
   closeIfDraining(app, exchange);
-  if (binding.conditional && answeredNotModified(exchange, headers)) return;
+  if (conditional && answeredNotModified(exchange, headers)) return;
   let status = 200;
   if (headers['accept-ranges'] === 'bytes' && exchange.method === 'GET') {
     const ranged = byteRange(exchange, headers, parts);
