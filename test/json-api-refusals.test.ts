@@ -92,6 +92,12 @@ const REFUSALS: readonly Refusal[] = [
     ['a JSON array', JSON_BODY, '["anna@example.org"]', 'MALFORMED_JSON'],
     ['JSON null', JSON_BODY, 'null', 'MALFORMED_JSON'],
     ['invalid UTF-8', JSON_BODY, Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), 'INVALID_ENCODING'],
+    [
+      'the email twice',
+      JSON_BODY,
+      '{"email":"x@example.org","\\u0065mail":"anna@example.org"}',
+      'DUPLICATE_PARAMETER',
+    ],
     ['an unknown field', JSON_BODY, '{"email":"anna@example.org","token":"x"}', 'UNKNOWN_FIELD'],
     ['a prototype key', JSON_BODY, '{"__proto__":{"email":"anna@example.org"}}', 'UNKNOWN_FIELD'],
     ['an email that is a number', JSON_BODY, '{"email":1}', 'INVALID_PARAMETER'],

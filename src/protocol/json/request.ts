@@ -86,6 +86,41 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * RFC 8259 §4 leaves an object with a name twice to the parser (JSON.parse keeps the
+ * last): a field given twice is refused, as a parameter given twice is on every binding.
+ * `text` is known to be one well-formed JSON object; its top-level names are read as
+ * JSON strings (escapes decoded), nested values skipped.
+ */
+function refuseRepeatedMembers(text: string): void {
+  const seen = new Set<string>();
+  let depth = 0;
+  let expectName = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      if (depth === 1 && expectName) {
+        const name: string = JSON.parse(text.slice(i, end + 1));
+        if (seen.has(name)) {
+          throw new ScoopError(
+            'DUPLICATE_PARAMETER',
+            `The body field ${JSON.stringify(name.slice(0, 40))} was given more than once.`,
+          );
+        }
+        seen.add(name);
+        expectName = false;
+      }
+      i = end;
+    } else if (ch === '{' || ch === '[') {
+      depth++;
+      expectName = depth === 1;
+    } else if (ch === '}' || ch === ']') depth--;
+    else if (ch === ',' && depth === 1) expectName = true;
+  }
+}
+
 function bodyParameters(route: JsonRoute, request: JsonRequest, raw: Map<string, string[]>): void {
   const { mediaType, body } = request;
   if (mediaType?.essence !== JSON_MEDIA_TYPE) {
@@ -116,6 +151,7 @@ function bodyParameters(route: JsonRoute, request: JsonRequest, raw: Map<string,
     throw new ScoopError('MALFORMED_JSON', 'The request body is not well-formed JSON.');
   }
   if (!isObject(parsed)) throw new ScoopError('MALFORMED_JSON', 'The request body must be one JSON object.');
+  refuseRepeatedMembers(text);
   const fields = new Map<string, Field>(route.bodyParams.map((p) => [p.name, p]));
   for (const [name, value] of Object.entries(parsed)) {
     const param = fields.get(name);
