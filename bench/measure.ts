@@ -167,6 +167,19 @@ export function judge(
   return { ratios: { oursToCeiling, p99ToCeiling, oursToPeer }, pass: misses.length === 0, misses };
 }
 
+/** `target.fasterThan`: ours must serve more requests/s than ours did for the other scenario. */
+function judgeAgainstOthers(r: ScenarioResult, results: readonly ScenarioResult[]): ScenarioResult {
+  const other = r.target.fasterThan && results.find((x) => x.name === r.target.fasterThan);
+  if (!r.target.fasterThan || !r.ours || r.ours.failed !== null) return r;
+  const miss =
+    !other || !other.ours || other.ours.failed !== null
+      ? `no figure of ${r.target.fasterThan} to compare with`
+      : r.ours.rps <= other.ours.rps
+        ? `${r.ours.rps.toFixed(0)} req/s, not faster than ${r.target.fasterThan} (${other.ours.rps.toFixed(0)})`
+        : undefined;
+  return miss ? { ...r, pass: false, misses: [...r.misses, miss] } : r;
+}
+
 export async function runScenarios(
   work: string,
   list: readonly Scenario[],
@@ -193,9 +206,9 @@ export async function runScenarios(
     }
     const ours = medianRun(oursRuns);
     const ceiling = ceilingRuns.length > 0 ? medianRun(ceilingRuns) : null;
-    const peerApplies = s.binding !== 'httpget';
+    const peerApplies = s.binding === 'soap11' || s.binding === 'soap12';
     let peer: Run | null = null;
-    let peerNote: string | null = peerApplies ? null : 'no GET binding';
+    let peerNote: string | null = peerApplies ? null : 'no GET or JSON binding';
     if (peerApplies && !targets.peer) peerNote = 'not run';
     else if (peerApplies && c.peerNote) {
       peer = failedRun(c.peerNote);
@@ -216,7 +229,7 @@ export async function runScenarios(
       ...judge(s, ours, ceiling, peer, peerApplies && !targets.peer),
     });
   }
-  return results;
+  return results.map((r) => judgeAgainstOthers(r, results));
 }
 
 /** Ours on another store (e.g. PostgreSQL): same bundle, same scenarios, records cached by a warm-up. */

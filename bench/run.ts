@@ -217,7 +217,7 @@ async function bench(): Promise<BenchReport> {
       c.ceiling = again;
     }
 
-    if (!opts['no-peer'] && list.some((s) => s.binding !== 'httpget')) {
+    if (!opts['no-peer'] && list.some((s) => s.binding === 'soap11' || s.binding === 'soap12')) {
       targets.peer = await startBenchChild('peer', 'bench/peer.ts', [
         '--db',
         db,
@@ -226,7 +226,7 @@ async function bench(): Promise<BenchReport> {
         '--soap12',
         V7_PATH,
       ]);
-      for (const s of list.filter((x) => x.binding !== 'httpget')) {
+      for (const s of list.filter((x) => x.binding === 'soap11' || x.binding === 'soap12')) {
         const c = captured.get(s.name)!;
         const answer = await capture(targets.peer.url, s.request);
         const differs = sameValues(c.ours, answer);

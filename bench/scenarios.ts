@@ -11,6 +11,7 @@ export const SCENARIO_HEADER = 'x-bench-scenario';
 export const PUBLIC_PATH = '/scoop/api/v6/public.asmx';
 export const V6_PATH = '/scoop/api/v6/scoop.asmx';
 export const V7_PATH = '/scoop/api/v7/scoop.asmx';
+export const JSON_PATH = '/api/v1';
 
 export interface BenchRequest {
   readonly method: 'GET' | 'POST';
@@ -27,6 +28,8 @@ export interface Target {
   readonly maxP99Ratio?: number;
   /** Ours must reach at least this multiple of the peer's requests/s (absent: no peer, i.e. HTTP GET). */
   readonly minPeerRatio?: number;
+  /** Ours must serve more requests/s than ours for this other scenario (the same content another way). */
+  readonly fasterThan?: string;
 }
 
 export interface Scenario {
@@ -34,7 +37,7 @@ export interface Scenario {
   readonly name: string;
   readonly title: string;
   readonly operation: string;
-  readonly binding: 'httpget' | 'soap11' | 'soap12';
+  readonly binding: 'httpget' | 'soap11' | 'soap12' | 'json';
   /** The endpoint path (for the peer's SOAP listener). */
   readonly endpoint: string;
   readonly request: BenchRequest;
@@ -93,6 +96,35 @@ function post(
     path,
     headers: { ...message.headers, [SCENARIO_HEADER]: name },
     body: message.body,
+  };
+}
+
+/** A JSON API GET (issue 16's Performance section); the peer has no JSON, the ceiling the same bytes. */
+function jsonGet(
+  name: string,
+  title: string,
+  operation: string,
+  path: string,
+  size: Scenario['size'],
+  token?: string,
+  fasterThan?: string,
+): Scenario {
+  return {
+    name,
+    title,
+    operation,
+    binding: 'json',
+    endpoint: JSON_PATH,
+    request: {
+      method: 'GET',
+      path: `${JSON_PATH}${path}`,
+      headers: { [SCENARIO_HEADER]: name, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    },
+    size,
+    target: {
+      minCeilingRatio: size === 'small' ? SMALL.minCeilingRatio : LARGE.minCeilingRatio,
+      ...(fasterThan ? { fasterThan } : {}),
+    },
   };
 }
 
@@ -178,6 +210,71 @@ export function scenarios(token: string): Scenario[] {
       size: 'small',
       target: SMALL,
     },
+    jsonGet('getBereich-json', 'getBereich, JSON', 'getBereich', `/bereiche/${IDS.bereich}`, 'small'),
+    jsonGet(
+      'getNewsletter-json',
+      'getNewsletter, JSON + token',
+      'getNewsletter',
+      '/newsletter',
+      'small',
+      token,
+    ),
+    jsonGet(
+      'getArtikelDetails-json',
+      'getArtikelDetails (large article), JSON + token',
+      'getArtikelDetails',
+      `/artikel/${IDS.artikelLarge}`,
+      'large',
+      token,
+    ),
+    {
+      name: 'getAnhang-1mb-get',
+      title: 'getAnhang, 1 MB, HTTP GET (base64; compare getAnhangContent-1mb-json)',
+      operation: 'getAnhang',
+      binding: 'httpget',
+      endpoint: PUBLIC_PATH,
+      request: {
+        method: 'GET',
+        path: `${PUBLIC_PATH}/getAnhang?anhangID=${IDS.anhang1Mb}`,
+        headers: { [SCENARIO_HEADER]: 'getAnhang-1mb-get' },
+      },
+      size: 'large',
+      // Measured as what the JSON content route must beat (fasterThan); no target of its own.
+      target: { minCeilingRatio: 0 },
+    },
+    jsonGet(
+      'getAnhangContent-1mb-json',
+      'getAnhangContent, 1 MB file, JSON API content route',
+      'getAnhang',
+      `/anhaenge/${IDS.anhang1Mb}/content`,
+      'large',
+      undefined,
+      'getAnhang-1mb-get',
+    ),
+    {
+      name: 'getBild-variant-get',
+      title: 'getBild, a cached 320 px variant, HTTP GET (base64; compare getBildContent-variant-json)',
+      operation: 'getBild',
+      binding: 'httpget',
+      endpoint: PUBLIC_PATH,
+      request: {
+        method: 'GET',
+        path: `${PUBLIC_PATH}/getBild?bildID=${IDS.bild}&width=320&height=0`,
+        headers: { [SCENARIO_HEADER]: 'getBild-variant-get' },
+      },
+      size: 'large',
+      // Measured as what the JSON content route must beat (fasterThan); no target of its own.
+      target: { minCeilingRatio: 0 },
+    },
+    jsonGet(
+      'getBildContent-variant-json',
+      'getBildContent, a cached 320 px variant, JSON API content route',
+      'getBild',
+      `/bilder/${IDS.bild}/content?width=320`,
+      'large',
+      undefined,
+      'getBild-variant-get',
+    ),
   ];
 }
 

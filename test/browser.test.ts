@@ -8,18 +8,16 @@
  * downloads a browser: it only drives /usr/bin/chromium.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { promisify } from 'node:util';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { ENDPOINTS, operationsAt } from '../src/contract/operations.ts';
 import { HELP_CSP } from '../src/describe/html.ts';
+import { launchChromium } from './support/chromium.ts';
 import { type Fixture, REFERENCE_TOKEN, startFixture } from './support/fixture-server.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const PHONE = { width: 390, height: 844 };
 /** `SCOOP_KEEP_SCREENSHOTS=1` keeps the screenshot (its path is printed as a diagnostic). */
 const KEEP_SCREENSHOTS = process.env.SCOOP_KEEP_SCREENSHOTS === '1';
@@ -78,25 +76,9 @@ let context: BrowserContext;
 let dir: string;
 
 before(async () => {
-  // Asynchronously: apt may take a while, and nothing may block this process.
-  await promisify(execFile)('scripts/ensure-debian-packages.sh', ['chromium'], { timeout: 600_000 });
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing after installing chromium`);
   fixture = await startFixture({}, [path.resolve('examples/demo-bundle')]);
   dir = mkdtempSync(path.join(tmpdir(), 'scoop-browser-'));
-  // Playwright refuses --user-data-dir in `args`; a persistent context is its way to name one.
-  context = await chromium.launchPersistentContext(path.join(dir, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+  context = await launchChromium(dir, {
     viewport: PHONE,
     deviceScaleFactor: 2,
     isMobile: true,

@@ -1,8 +1,10 @@
 /**
  * Property-based fuzzing of the whole pipeline: random requests (methods, paths, query
- * strings, Content-Types, SOAPActions, tokens, mutated envelopes and form bodies) sent as
+ * strings, Content-Types, SOAPActions, tokens, mutated envelopes, form bodies, JSON API
+ * routes with random segments and bodies) sent as
  * raw bytes to the in-process fixture server. Every one gets an answer with a catalogued
- * status; every error answer carries a catalogue code (never INTERNAL); every XML body is
+ * status; every error answer carries a catalogue code (never INTERNAL; under /api/v1 in a
+ * problem); every XML body is
  * well-formed; no answer names the software. Bounded: fixed seed and run count
  * (test/support/fuzz.ts; FUZZ_RUNS and FUZZ_SEED scale it up locally).
  */
@@ -11,6 +13,7 @@ import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import { SaxesParser } from 'saxes';
 import { ERRORS } from '../src/contract/errors.ts';
+import { JSON_ROUTES } from '../src/protocol/json/routes.ts';
 import { type Fixture, REFERENCE_TOKEN, startFixture } from './support/fixture-server.ts';
 import {
   anyUnicode,
@@ -149,9 +152,45 @@ const httpRequest: fc.Arbitrary<RandomRequest> = fc
     body: isGet ? Buffer.alloc(0) : Buffer.from(params, 'utf8'),
   }));
 
+/** A JSON API call: a route's path with random segments, query and body, any method. */
+const jsonRequest: fc.Arbitrary<RandomRequest> = fc
+  .tuple(
+    fc.constantFrom(...JSON_ROUTES),
+    fc.oneof(
+      { weight: 3, arbitrary: fc.integer({ min: -3, max: 1000 }).map(String) },
+      { weight: 1, arbitrary: fc.constantFrom('', '..', '%2F', '%zz', '2147483648', '1e3', ' 1') },
+      { weight: 1, arbitrary: anyUnicode(10) },
+    ),
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(undefined, 'width=10', 'width=1&height=1&resizeModes=crop') },
+      { weight: 1, arbitrary: formText },
+    ),
+    fc.oneof(
+      { weight: 2, arbitrary: fc.constantFrom('{"email":"anna@example.org"}', '{"email":1}', '{}', '[]') },
+      { weight: 2, arbitrary: fc.json({ maxDepth: 3 }) },
+      { weight: 1, arbitrary: anyUnicode(40) },
+    ),
+    sometimes(fc.constantFrom('GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS')),
+    sometimes(contentType),
+    authorization,
+  )
+  .map(([route, id, query, json, method, type, auth]) => {
+    const verb = method ?? route.method;
+    return {
+      method: verb,
+      path: `/api/v1${route.path.replace(/\{\w+\}/g, id)}`,
+      query,
+      contentType: verb === 'POST' ? (type ?? 'application/json') : undefined,
+      soapAction: undefined,
+      authorization: auth,
+      body: verb === 'POST' ? Buffer.from(json, 'utf8') : Buffer.alloc(0),
+    };
+  });
+
 const request: fc.Arbitrary<RandomRequest> = fc.oneof(
   { weight: 3, arbitrary: soapRequest },
   { weight: 3, arbitrary: httpRequest },
+  { weight: 2, arbitrary: jsonRequest },
   { weight: 2, arbitrary: anyRequest },
 );
 
@@ -207,6 +246,14 @@ function checkAnswer(r: RandomRequest, response: RawResponse): void {
   assert.equal(response.headers.get('x-powered-by'), undefined);
   const type = response.headers.get('content-type') ?? '';
   if (r.method === 'HEAD' || response.status === 304) return;
+  // The JSON API (and everything under its prefix) refuses with a problem, not XML.
+  if (/^\/api\/v1(?:\/|$)/.test(r.path) && response.status >= 400) {
+    assert.equal(type, 'application/problem+json', `an error answer without a problem: ${shown}`);
+    const { code } = JSON.parse(text) as { code: string };
+    assert.ok(Object.hasOwn(ERRORS, code), `uncatalogued code ${code}: ${shown}`);
+    assert.notEqual(code, 'INTERNAL', `random input caused an internal error: ${shown}`);
+    return;
+  }
   if (response.status >= 400) assert.match(type, /xml/, `an error answer without the XML body: ${shown}`);
   if (!/xml/.test(type)) return;
   const facts = readErrorBody(text);

@@ -78,6 +78,7 @@ export function mixRequests(data: MixDataset, token: string, count: number, seed
     if (seen.has(key)) continue;
     seen.add(key);
     const request = encodeRequest(binding, op, args, { namespace: NS, token });
+    if (request.method === 'HEAD') continue;
     requests.push({
       operation,
       binding,

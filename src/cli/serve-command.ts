@@ -210,6 +210,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       metrics,
       shadow,
       ...(settings.rateLimit ? { rateLimit: settings.rateLimit } : {}),
+      corsOrigins: settings.corsOrigins,
     },
     settings.host,
     settings.port,

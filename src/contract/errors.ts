@@ -99,6 +99,16 @@ export const ERRORS = {
     summary: 'The XML exceeds a structural limit (depth, element or attribute count, name or text length).',
   },
   EMPTY_BODY: { status: 400, side: 'client', summary: 'The request body is empty.' },
+  MALFORMED_JSON: {
+    status: 400,
+    side: 'client',
+    summary: 'The JSON API request body is not one well-formed JSON object.',
+  },
+  UNKNOWN_FIELD: {
+    status: 400,
+    side: 'client',
+    summary: 'The JSON API request body has a field the operation does not take.',
+  },
   NOT_SOAP: {
     status: 500,
     side: 'client',
@@ -130,6 +140,11 @@ export const ERRORS = {
     status: 405,
     side: 'client',
     summary: 'The HTTP method is not allowed for this path.',
+  },
+  RANGE_NOT_SATISFIABLE: {
+    status: 416,
+    side: 'client',
+    summary: 'The Range of a content request lies outside the file (JSON API content routes).',
   },
   BODY_TOO_LARGE: { status: 413, side: 'client', summary: 'The request body exceeds the configured limit.' },
   UNSUPPORTED_MEDIA_TYPE: {
@@ -177,16 +192,28 @@ export class ScoopError extends Error {
   /** Seconds after which a refusal for load or limits may be retried (Retry-After). */
   readonly retryAfterSeconds: number | undefined;
 
+  /**
+   * Header fields the refusal carries besides those every refusal has: the methods a path
+   * allows (`Allow`, RFC 9110 §15.5.6), the size of a range's representation
+   * (`Content-Range` with `*` for the range, §15.5.17).
+   */
+  readonly headers: Readonly<Record<string, string>>;
+
   constructor(
     code: ErrorCode,
     message: string,
-    extra: { notUnderstood?: ScoopError['notUnderstood']; retryAfterSeconds?: number } = {},
+    extra: {
+      notUnderstood?: ScoopError['notUnderstood'];
+      retryAfterSeconds?: number;
+      headers?: Readonly<Record<string, string>>;
+    } = {},
   ) {
     super(message);
     this.name = 'ScoopError';
     this.code = code;
     this.notUnderstood = extra.notUnderstood ?? [];
     this.retryAfterSeconds = extra.retryAfterSeconds;
+    this.headers = extra.headers ?? {};
   }
 
   get spec(): ErrorSpec {

@@ -5,6 +5,8 @@
  */
 import { ENDPOINTS, type Endpoint, type Operation, operationsAt } from '../contract/operations.ts';
 import type { Field } from '../contract/schema.ts';
+import { API_PREFIX, OPENAPI_PATH } from '../protocol/json/routes.ts';
+import { API_REFERENCE_PATH } from './api-reference.ts';
 import { type Html, html, page } from './html.ts';
 import { samples } from './samples.ts';
 
@@ -46,14 +48,16 @@ export function indexPage(httpAuth = true): string {
     'scoop — published CMS content',
     html`<header>
 <h1>scoop</h1>
-<p>Read-only web service for published CMS content (areas, articles, images, attachments, newsletters), over SOAP 1.1, SOAP 1.2, HTTP GET and HTTP POST.</p>
+<p>Read-only web service for published CMS content (areas, articles, images, attachments, newsletters), over SOAP 1.1, SOAP 1.2, HTTP GET and HTTP POST, and as JSON.</p>
 </header>
 ${
   httpAuth
     ? html`<p><code>scoop.asmx</code> endpoints need a token: in SOAP the <code>wsAuthHeader</code> header, over HTTP GET/POST <code>Authorization: Bearer &lt;token&gt;</code>. <code>public.asmx</code> needs none.</p>`
     : html`<p><code>scoop.asmx</code> endpoints need a token in SOAP (the <code>wsAuthHeader</code> header); over HTTP GET/POST no token is needed on this server (<code>SCOOP_HTTP_AUTH=off</code>). <code>public.asmx</code> needs none.</p>`
 }
-<table><thead><tr><th>Endpoint</th><th>Access</th><th>Operations</th><th>Description</th></tr></thead><tbody>${rows}</tbody></table>`,
+<table><thead><tr><th>Endpoint</th><th>Access</th><th>Operations</th><th>Description</th></tr></thead><tbody>${rows}</tbody></table>
+<h2>JSON API</h2>
+<p>The same operations as JSON under <code>${API_PREFIX}</code>, with images and attachments as plain files: the <a href="${API_REFERENCE_PATH}">API reference</a> and its <a href="${OPENAPI_PATH}">OpenAPI document</a>. Tokens go in <code>Authorization: Bearer &lt;token&gt;</code> there too.</p>`,
   );
 }
 

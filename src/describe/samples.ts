@@ -11,6 +11,7 @@
 import type { Operation } from '../contract/operations.ts';
 import type { Field, ValueType } from '../contract/schema.ts';
 import { wsAuthHeader } from '../contract/types.ts';
+import { wsdlDescriptions } from '../protocol/binding.ts';
 import { BINDINGS } from '../protocol/bindings/registry.ts';
 import {
   SOAP11_ENVELOPE_NS,
@@ -147,7 +148,7 @@ export function samples(operation: Operation, namespace: string, path: string): 
     response: httpResponse,
   };
   // One sample per registered binding, in the registry's order.
-  return BINDINGS.map(({ description: d }): Sample => {
+  return wsdlDescriptions(BINDINGS).map((d): Sample => {
     switch (d.style) {
       case 'http':
         return d.verb === 'GET' ? get : post;

@@ -14,7 +14,7 @@
 import { type Endpoint, type Operation, operationsAt } from '../contract/operations.ts';
 import type { ComplexType, Field, ValueType } from '../contract/schema.ts';
 import { wsAuthHeader } from '../contract/types.ts';
-import type { BindingDescription } from '../protocol/binding.ts';
+import { type WsdlDescription, wsdlDescriptions } from '../protocol/binding.ts';
 import { BINDINGS } from '../protocol/bindings/registry.ts';
 import { el, type Node, renderDocument } from './markup.ts';
 
@@ -23,6 +23,8 @@ const GUID_TYPES_NS = 'http://microsoft.com/wsdl/types/';
 const SOAP_HTTP_TRANSPORT = 'http://schemas.xmlsoap.org/soap/http';
 /** Replaced by the endpoint's absolute URL when the WSDL is served. */
 export const ADDRESS_PLACEHOLDER = '{{scoop-endpoint-url}}';
+/** The registered bindings of the original's wire, which the WSDL describes. */
+const WSDL_BINDINGS = wsdlDescriptions(BINDINGS);
 
 function typeRef(type: ValueType): string {
   if (type.kind === 'scalar') return type.name === 'guid' ? 's1:guid' : `s:${type.name}`;
@@ -163,11 +165,11 @@ function message(name: string, parts: Node[]): Node {
 
 /** The SOAP bindings share one portType and its messages; each HTTP binding has its own. */
 function hasSoap(): boolean {
-  return BINDINGS.some((b) => b.description.style === 'soap');
+  return WSDL_BINDINGS.some((d) => d.style === 'soap');
 }
 
 function httpVerbs(): Array<'HttpGet' | 'HttpPost'> {
-  return BINDINGS.flatMap((b) => (b.description.style === 'http' ? [b.description.wsdlName] : []));
+  return WSDL_BINDINGS.flatMap((d) => (d.style === 'http' ? [d.wsdlName] : []));
 }
 
 function messages(endpoint: Endpoint, operations: readonly Operation[]): Node[] {
@@ -264,7 +266,7 @@ function httpBinding(endpoint: Endpoint, operations: readonly Operation[], verb:
 }
 
 /** The address element of a binding's port. */
-function addressElement(description: BindingDescription): string {
+function addressElement(description: WsdlDescription): string {
   switch (description.style) {
     case 'soap':
       return description.version === '1.1' ? 'soap:address' : 'soap12:address';
@@ -282,7 +284,7 @@ function unknownStyle(description: never): never {
 
 function service(endpoint: Endpoint): Node {
   const svc = endpoint.serviceName;
-  const ports = BINDINGS.map(({ description: d }) =>
+  const ports = WSDL_BINDINGS.map((d) =>
     el('wsdl:port', { name: `${svc}${d.wsdlName}`, binding: `tns:${svc}${d.wsdlName}` }, [
       el(addressElement(d), { location: ADDRESS_PLACEHOLDER }),
     ]),
@@ -292,7 +294,7 @@ function service(endpoint: Endpoint): Node {
 
 /** The binding element of one registered binding. */
 function bindingElement(
-  description: BindingDescription,
+  description: WsdlDescription,
   endpoint: Endpoint,
   operations: readonly Operation[],
   namespace: string,
@@ -329,7 +331,7 @@ export function generateWsdl(endpoint: Endpoint, namespace: string): string {
       types(endpoint, operations, namespace),
       ...messages(endpoint, operations),
       ...portTypes(endpoint, operations),
-      ...BINDINGS.map((b) => bindingElement(b.description, endpoint, operations, namespace)),
+      ...WSDL_BINDINGS.map((d) => bindingElement(d, endpoint, operations, namespace)),
       service(endpoint),
     ],
   );

@@ -5,7 +5,7 @@
  * `bindings/registry.ts`; the server and the describe layer know them only through it.
  */
 import type { ScoopError } from '../contract/errors.ts';
-import type { Endpoint, Operation } from '../contract/operations.ts';
+import type { Arguments, Endpoint, Operation } from '../contract/operations.ts';
 import type { XmlLimits } from '../xml/reader.ts';
 import type { BodyPart } from '../xml/writer.ts';
 import type { RawParameters } from './coerce.ts';
@@ -14,7 +14,7 @@ import type { RenderedError } from './faults.ts';
 import type { SoapVersion } from './namespaces.ts';
 import type { OperationWriter } from './serialize.ts';
 
-export type BindingName = 'soap11' | 'soap12' | 'httpget' | 'httppost';
+export type BindingName = 'soap11' | 'soap12' | 'httpget' | 'httppost' | 'json';
 
 /** Where a request's path points: an endpoint (SOAP), an endpoint's operation (HTTP), or nothing. */
 export type Target =
@@ -50,6 +50,8 @@ export interface Call {
   readonly token: string | undefined;
   /** Whether a token is demanded on this binding. */
   readonly authenticate: boolean;
+  /** On the JSON API, the route called (its operationId): one operation answers as a record or as its bytes. */
+  readonly route?: string;
 }
 
 export interface DecodeSettings {
@@ -59,10 +61,21 @@ export interface DecodeSettings {
   readonly httpAuth: boolean;
 }
 
-/** How the describe layer shows a binding: in the WSDL and in the help pages' samples. */
-export type BindingDescription =
+/** How the WSDL and the help pages' samples show a binding of the original's wire. */
+export type WsdlDescription =
   | { readonly style: 'soap'; readonly version: SoapVersion; readonly wsdlName: 'Soap' | 'Soap12' }
   | { readonly style: 'http'; readonly verb: 'GET' | 'POST'; readonly wsdlName: 'HttpGet' | 'HttpPost' };
+
+/**
+ * How the describe layer shows a binding: the original's four in the WSDL and the help
+ * pages' samples; the JSON API in its own OpenAPI document (docs/json-api.md), not there.
+ */
+export type BindingDescription = WsdlDescription | { readonly style: 'json' };
+
+/** The bindings' descriptions the WSDL and the help samples show, in the registry's order. */
+export function wsdlDescriptions(bindings: readonly Binding[]): WsdlDescription[] {
+  return bindings.flatMap(({ description: d }) => (d.style === 'json' ? [] : [d]));
+}
 
 export interface Binding {
   readonly name: BindingName;
@@ -79,18 +92,39 @@ export interface Binding {
   readonly conditional: boolean;
   readonly description: BindingDescription;
   /**
+   * Whether a successful answer to this call may be kept by proxies and CDNs
+   * (`Cache-Control: public`): GET answers of operations that need no token.
+   */
+  isPublic(call: Call): boolean;
+  /**
    * Whether this binding takes the request, by its path or target, method and Content-Type.
    * Never throws. The first registered binding that claims a request takes it, so the
    * registered bindings' claims must not overlap (bindings/registry.test.ts checks them).
    */
   claims(request: Pick<WireRequest, 'method' | 'path' | 'target' | 'mediaType'>): boolean;
   /** Whether the body is read before decoding (so the answer cache can key on it). */
-  readsBody(request: Pick<WireRequest, 'mediaType'>): boolean;
+  readsBody(request: Pick<WireRequest, 'method' | 'path' | 'mediaType'>): boolean;
   /** The call, or a catalogue refusal (thrown). */
   decode(request: WireRequest, settings: DecodeSettings): Call;
-  render(writer: OperationWriter, result: Readonly<Record<string, unknown>>): BodyPart[];
+  /** The result as this binding sends it; `args` are the call's coerced arguments. A refusal is thrown. */
+  render(
+    writer: OperationWriter,
+    result: Readonly<Record<string, unknown>>,
+    call: Call,
+    args: Arguments,
+  ): RenderedAnswer;
   /** A refusal as this binding's clients expect it (a SOAP fault, or an HTTP status with a small XML body). */
   refusal(error: ScoopError, namespace: string): RenderedError;
+}
+
+/** A successful answer's body, and header fields of its own (a content route's type and name). */
+export interface RenderedAnswer {
+  readonly parts: BodyPart[];
+  /**
+   * Replace or add to the binding's usual head; `accept-ranges: bytes` says the body (one
+   * binary) may be asked for in byte ranges (RFC 9110 §14).
+   */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** A header sent once; a repeated one (refused earlier, request-headers.ts) joined. */

@@ -12,10 +12,11 @@ import type { Operation } from '../contract/operations.ts';
 import type { Field, ValueType } from '../contract/schema.ts';
 import { escapeText } from '../xml/escape.ts';
 import type { BindingName } from './binding.ts';
+import { encodeJsonRequest } from './json/client-request.ts';
 import { SOAP_CONTENT_TYPE, SOAP_ENVELOPE_NS, type SoapVersion, XML_DECLARATION } from './namespaces.ts';
 
 export interface ClientRequest {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'HEAD' | 'POST';
   /** Path and query, relative to the service's base URL (which may have a path of its own). */
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
@@ -57,6 +58,8 @@ export function encodeRequest(
     case 'httpget':
     case 'httppost':
       return httpRequest(binding, operation, args, token);
+    case 'json':
+      return encodeJsonRequest(operation, args, options.token);
   }
 }
 

@@ -2,12 +2,13 @@
  * Response writers compiled once per operation from the contract: for each type a
  * closure that writes a value of that type, so no schema is walked per request.
  */
-import type { Operation, Result } from '../contract/operations.ts';
+import type { Arguments, Operation, Result } from '../contract/operations.ts';
 import type { ArrayType, ComplexType, Field, ValueType } from '../contract/schema.ts';
 import type { Binary } from '../xml/binary.ts';
 import { escapeAttribute } from '../xml/escape.ts';
 import type { BodyPart } from '../xml/writer.ts';
 import { XmlWriter } from '../xml/writer.ts';
+import { compileJsonWriter } from './json/serialize.ts';
 import {
   ENVELOPE_END,
   envelopeStart,
@@ -107,10 +108,18 @@ class Compiler {
 export interface OperationWriter {
   soap(version: SoapVersion, result: Result): BodyPart[];
   http(result: Result): BodyPart[];
+  /** The JSON API's answer (json/serialize.ts); `args` fill the resize query of a content URL. */
+  json(result: Result, args: Arguments): BodyPart[];
 }
 
-export function compileOperationWriter(operation: Operation, namespace: string): OperationWriter {
+/** `contentBase` prefixes the JSON API's content URLs (SCOOP_PUBLIC_URL; empty: root-relative). */
+export function compileOperationWriter(
+  operation: Operation,
+  namespace: string,
+  contentBase = '',
+): OperationWriter {
   const fields = new Compiler().fieldsWriter(operation.result);
+  const json = compileJsonWriter(operation, contentBase);
   const ns = escapeAttribute(namespace);
   const soapOpen = `<soap:Body><${operation.name}Response xmlns="${ns}"><${operation.name}Result>`;
   const soapClose = `</${operation.name}Result></${operation.name}Response></soap:Body>${ENVELOPE_END}`;
@@ -132,5 +141,6 @@ export function compileOperationWriter(operation: Operation, namespace: string):
       w.raw(`\n</${root}>`);
       return w.finish();
     },
+    json: (result, args) => [Buffer.from(json(result, args), 'utf8')],
   };
 }

@@ -2,8 +2,7 @@
  * What every answer's head shares: the head of a successful answer, the conditional GET
  * (RFC 9110 §13.1.2), and the closing of the connection while the server drains.
  */
-import type { Operation } from '../contract/operations.ts';
-import { type Binding, single } from '../protocol/binding.ts';
+import { type Binding, type Call, single } from '../protocol/binding.ts';
 import type { AppContext } from './app-context.ts';
 import { noneMatch } from './etag.ts';
 import type { Exchange } from './exchange.ts';
@@ -12,18 +11,11 @@ import type { Exchange } from './exchange.ts';
 const CACHE_CONTROL = 'private, max-age=0';
 
 /** The head of a successful answer, without the request id (answers are cached without it). */
-export function successHeaders(
-  binding: Binding,
-  operation: Operation,
-  httpMaxAge: number,
-): Record<string, string> {
+export function successHeaders(binding: Binding, call: Call, httpMaxAge: number): Record<string, string> {
   return {
     'content-type': binding.contentType,
     // GET answers of public operations may be cached by proxies and CDNs, and revalidated by ETag.
-    'cache-control':
-      binding.conditional && !operation.endpoint.requiresToken
-        ? `public, max-age=${httpMaxAge}`
-        : CACHE_CONTROL,
+    'cache-control': binding.isPublic(call) ? `public, max-age=${httpMaxAge}` : CACHE_CONTROL,
     'x-content-type-options': 'nosniff',
   };
 }

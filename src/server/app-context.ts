@@ -28,6 +28,8 @@ export interface AppContext {
   readonly maxListItems: number;
   readonly authenticator: Authenticator;
   readonly rateLimiter: RateLimiter | undefined;
+  /** Browser origins that may call the JSON API; empty: no CORS at all. */
+  readonly corsOrigins: ReadonlySet<string>;
   /** Whole answers; undefined when turned off. */
   readonly responses: ResponseCache | undefined;
   readonly writers: ReadonlyMap<Operation, OperationWriter>;

@@ -297,4 +297,112 @@ describe('the kernel, driven by fakes', () => {
     assert.equal(answer.status, 200);
     assert.equal(answer.headers.connection, 'close');
   });
+
+  test('a JSON API call is answered by the json binding; its records link to their bytes', async () => {
+    const answer = await request(app(), { url: '/api/v1/anhaenge/500' });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers['content-type'], 'application/json');
+    assert.match(answer.headers['cache-control']!, /^public, max-age=/);
+    assert.equal(JSON.parse(answer.text).contentUrl, '/api/v1/anhaenge/500/content');
+    const behind = await request(app({ publicUrl: 'https://cms.example.org/scoop' }), {
+      url: '/api/v1/bilder/200?height=1&resizeModes=crop&resizeModes=fit',
+    });
+    assert.equal(
+      JSON.parse(behind.text).contentUrl,
+      'https://cms.example.org/scoop/api/v1/bilder/200/content?height=1&resizeModes=crop&resizeModes=fit',
+    );
+  });
+
+  test('a refusal under /api/v1 is a problem, even one made before decoding (the head checks)', async () => {
+    const answer = await request(app(), {
+      url: '/api/v1/bereiche/1',
+      headers: [
+        ['Authorization', 'Bearer a'],
+        ['Authorization', 'Bearer b'],
+      ],
+    });
+    assert.equal(answer.status, 400);
+    assert.equal(answer.headers['content-type'], 'application/problem+json');
+    assert.equal(JSON.parse(answer.text).code, 'DUPLICATE_HEADER');
+  });
+
+  test('a request for a byte range is not answered from the answer cache', async () => {
+    const handle = app();
+    const url = '/api/v1/anhaenge/500/content';
+    const whole = await request(handle, { url });
+    const part = await request(handle, { url, headers: [['Range', 'bytes=0-3']] });
+    assert.equal(part.status, 206);
+    assert.deepEqual(part.body, whole.body.subarray(0, 4));
+  });
+
+  describe('CORS for the JSON API (SCOOP_CORS_ORIGINS)', () => {
+    const ORIGIN = 'https://app.example.org';
+    const corsApp = () => app({ corsOrigins: [ORIGIN] });
+
+    test('the stage is in the lifecycle only when origins are named', () => {
+      assert.ok(!app().stages.includes('cors'));
+      const stages = corsApp().stages;
+      assert.equal(stages[stages.indexOf('check head') + 1], 'cors');
+    });
+
+    test("a preflight from a named origin, for a method of the route, is 204 with the route's methods", async () => {
+      const answer = await request(corsApp(), {
+        method: 'OPTIONS',
+        url: '/api/v1/abonnements/suche',
+        headers: [
+          ['Origin', ORIGIN],
+          ['Access-Control-Request-Method', 'POST'],
+          ['Access-Control-Request-Headers', 'authorization, content-type'],
+        ],
+      });
+      assert.equal(answer.status, 204);
+      assert.equal(answer.headers['access-control-allow-origin'], ORIGIN);
+      assert.equal(answer.headers['access-control-allow-methods'], 'POST');
+      assert.match(answer.headers['access-control-allow-headers']!, /authorization.*content-type/);
+      assert.match(answer.headers.vary!, /^Origin, Access-Control-Request-Method/);
+      assert.equal(answer.body.length, 0);
+    });
+
+    test('a preflight from another origin, for another method or path, gets no CORS fields', async () => {
+      const handle = corsApp();
+      const cases: Array<readonly [string, string, string]> = [
+        ['https://evil.example', '/api/v1/bereiche/1', 'GET'],
+        [ORIGIN, '/api/v1/bereiche/1', 'DELETE'],
+        [ORIGIN, '/api/v1/nichts', 'GET'],
+      ];
+      for (const [origin, url, method] of cases) {
+        const answer = await request(handle, {
+          method: 'OPTIONS',
+          url,
+          headers: [
+            ['Origin', origin],
+            ['Access-Control-Request-Method', method],
+          ],
+        });
+        assert.ok(answer.status >= 400, `${origin} ${url} ${method}: ${answer.status}`);
+        assert.equal(answer.headers['access-control-allow-origin'], undefined);
+      }
+    });
+
+    test('answers and refusals under /api/v1 name an allowed origin and vary by Origin; nothing else gets CORS', async () => {
+      const handle = corsApp();
+      const from = (origin: string) => [['Origin', origin]] as const;
+      for (const url of ['/api/v1/bereiche/1', '/api/v1/bereiche/1', '/api/v1/bereiche/999']) {
+        const answer = await request(handle, { url, headers: from(ORIGIN) });
+        assert.equal(answer.headers['access-control-allow-origin'], ORIGIN, url);
+        assert.match(answer.headers['access-control-expose-headers']!, /etag/);
+        assert.equal(answer.headers.vary, 'Origin');
+      }
+      const other = await request(handle, {
+        url: '/api/v1/bereiche/1',
+        headers: from('https://evil.example'),
+      });
+      assert.equal(other.status, 200);
+      assert.equal(other.headers['access-control-allow-origin'], undefined);
+      assert.equal(other.headers.vary, 'Origin');
+      const soap = await request(handle, { url: `${PUBLIC}/getBereich?bereichID=1`, headers: from(ORIGIN) });
+      assert.equal(soap.headers['access-control-allow-origin'], undefined);
+      assert.equal(soap.headers.vary, undefined);
+    });
+  });
 });

@@ -28,6 +28,7 @@ import { admit } from './stages/admit.ts';
 import { authenticate } from './stages/authenticate.ts';
 import { cachedAnswer } from './stages/cached-answer.ts';
 import { checkHead } from './stages/check-head.ts';
+import { cors } from './stages/cors.ts';
 import { decode } from './stages/decode.ts';
 import { invoke } from './stages/invoke.ts';
 import { readBody } from './stages/read-body.ts';
@@ -49,6 +50,8 @@ export interface AppOptions {
   readonly metrics?: Metrics;
   /** Per-client rate limit; off when absent. */
   readonly rateLimit?: RateLimit;
+  /** Browser origins that may call the JSON API (SCOOP_CORS_ORIGINS); none when absent. */
+  readonly corsOrigins?: readonly string[];
   /** Memory for whole answers (0 turns the response cache off). */
   readonly responseCacheBytes?: number;
   /** Whether HTTP GET/POST calls of `scoop.asmx` operations need a token. */
@@ -101,9 +104,10 @@ function context(options: AppOptions): AppContext {
     maxListItems: options.maxListItems,
     authenticator: new Authenticator(options.store),
     rateLimiter: options.rateLimit ? new RateLimiter(options.rateLimit, metrics) : undefined,
+    corsOrigins: new Set(options.corsOrigins ?? []),
     responses: cacheBytes > 0 ? new ResponseCache(cacheBytes, lookups) : undefined,
     writers: new Map<Operation, OperationWriter>(
-      OPERATIONS.map((op) => [op, compileOperationWriter(op, options.namespace)]),
+      OPERATIONS.map((op) => [op, compileOperationWriter(op, options.namespace, options.publicUrl ?? '')]),
     ),
     service: {
       store: options.store,
@@ -116,6 +120,9 @@ function context(options: AppOptions): AppContext {
       publicUrl: options.publicUrl,
       trustProxy: options.trustProxy ?? false,
       httpAuth: options.httpAuth,
+      maxImageDimension: options.service.maxImageDimension,
+      maxListItems: options.maxListItems,
+      httpMaxAge: options.httpMaxAge ?? 60,
     }),
     base64Cache: options.base64Cache,
     afterRefusedUpload: options.afterRefusedUpload,
@@ -129,6 +136,7 @@ export function lifecycle(app: AppContext): Stage[] {
     route,
     ...(app.rateLimiter ? [admit(app.rateLimiter)] : []),
     checkHead(app.maxHeaders),
+    ...(app.corsOrigins.size > 0 ? [cors(app, app.corsOrigins)] : []),
     unclaimed(app),
     readBody(app),
     ...(app.responses ? [cachedAnswer(app, app.responses)] : []),

@@ -13,6 +13,9 @@ const plain: DescribeOptions = {
   publicUrl: undefined,
   trustProxy: false,
   httpAuth: true,
+  maxImageDimension: 4096,
+  maxListItems: 16,
+  httpMaxAge: 60,
 };
 
 test('SCOOP_PUBLIC_URL wins over everything the request says', () => {

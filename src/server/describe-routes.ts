@@ -3,12 +3,23 @@
  * page, operation pages, WSDL (`?wsdl`, any letter case) and DISCO, and the help pages'
  * own stylesheet and script. Everything is generated from the contract at start-up.
  */
+
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { ScoopError } from '../contract/errors.ts';
 import { ENDPOINTS, type Endpoint, findOperation } from '../contract/operations.ts';
+import {
+  API_REFERENCE_JS,
+  API_REFERENCE_PATH,
+  apiReferencePage,
+  imagesAsAssets,
+  REFERENCE_ASSETS,
+} from '../describe/api-reference.ts';
 import { HELP_CSS, HELP_JS } from '../describe/assets.ts';
 import { generateDisco } from '../describe/disco.ts';
 import { endpointPage, indexPage, operationPage, refusalPage } from '../describe/help-pages.ts';
 import { ASSET_PREFIX, HELP_CSP } from '../describe/html.ts';
+import { generateOpenApi, OPENAPI_PATH } from '../describe/openapi.ts';
 import { ADDRESS_PLACEHOLDER, generateWsdl } from '../describe/wsdl.ts';
 import { hasTokenField, parseForm, refuseTokenInUrl } from '../protocol/http-request.ts';
 import { escapeAttribute } from '../xml/escape.ts';
@@ -22,13 +33,21 @@ export interface DescribeOptions {
   readonly trustProxy: boolean;
   /** Whether HTTP GET/POST calls of token-protected operations need a token (`SCOOP_HTTP_AUTH`). */
   readonly httpAuth: boolean;
+  /** The limits the JSON API's OpenAPI document states. */
+  readonly maxImageDimension: number;
+  readonly maxListItems: number;
+  readonly httpMaxAge: number;
 }
 
 export interface Document {
   readonly contentType: string;
-  readonly body: string;
+  /** Text (sent as UTF-8), or bytes (a reference page image). */
+  readonly body: string | Buffer;
   readonly headers?: Readonly<Record<string, string>>;
 }
+
+/** A document generated as text: pages, WSDL, DISCO. */
+export type TextDocument = Document & { readonly body: string };
 
 const HTML = 'text/html; charset=utf-8';
 const XML = 'text/xml; charset=utf-8';
@@ -88,7 +107,14 @@ export function prefersHtml(accept: string | string[] | undefined): boolean {
   return htmlQ > otherQ;
 }
 
-function html(body: string): Document {
+/** Swagger UI's stylesheet and script, from the swagger-ui-dist package: read once, at start-up. */
+function swaggerUiFiles(): { css: string; bundle: Buffer } {
+  const require = createRequire(import.meta.url);
+  const read = (file: string) => readFileSync(require.resolve(`swagger-ui-dist/${file}`));
+  return { css: read('swagger-ui.css').toString('utf8'), bundle: read('swagger-ui-bundle.js') };
+}
+
+function html(body: string): TextDocument {
   return { contentType: HTML, body, headers: { 'content-security-policy': HELP_CSP } };
 }
 
@@ -98,9 +124,25 @@ export function createDescribeRoutes(options: DescribeOptions) {
     ENDPOINTS.map((e) => [e, endpointPage(e, options.httpAuth)]),
   );
   const index = indexPage(options.httpAuth);
+  const openApi = JSON.stringify(
+    generateOpenApi({
+      maxImageDimension: options.maxImageDimension,
+      maxListItems: options.maxListItems,
+      publicUrl: options.publicUrl,
+      httpMaxAge: options.httpMaxAge,
+    }),
+  );
+  const swaggerUi = swaggerUiFiles();
+  const styles = imagesAsAssets(swaggerUi.css);
   const assets = new Map<string, Document>([
     [`${ASSET_PREFIX}help.css`, { contentType: 'text/css; charset=utf-8', body: HELP_CSS }],
     [`${ASSET_PREFIX}help.js`, { contentType: 'text/javascript; charset=utf-8', body: HELP_JS }],
+    [OPENAPI_PATH, { contentType: 'application/json', body: openApi }],
+    [API_REFERENCE_PATH, html(apiReferencePage())],
+    [REFERENCE_ASSETS.css, { contentType: 'text/css; charset=utf-8', body: Buffer.from(styles.css, 'utf8') }],
+    [REFERENCE_ASSETS.bundle, { contentType: 'text/javascript; charset=utf-8', body: swaggerUi.bundle }],
+    [REFERENCE_ASSETS.init, { contentType: 'text/javascript; charset=utf-8', body: API_REFERENCE_JS }],
+    ...styles.images.map((image): [string, Document] => [image.path, image]),
   ]);
 
   return {
@@ -111,11 +153,11 @@ export function createDescribeRoutes(options: DescribeOptions) {
     },
 
     /** A refusal of a GET here as a page, for a browser (`prefersHtml`). */
-    refusal(error: ScoopError): Document {
+    refusal(error: ScoopError): TextDocument {
       return html(refusalPage(error.code, error.message));
     },
 
-    forEndpoint(req: Addressed, endpoint: Endpoint, query: string): Document {
+    forEndpoint(req: Addressed, endpoint: Endpoint, query: string): TextDocument {
       const pairs = parseForm(query);
       if (hasTokenField(pairs)) refuseTokenInUrl();
       const keys = new Set(pairs.map((p) => p.name.toLowerCase()));

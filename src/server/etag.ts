@@ -9,9 +9,10 @@ export function entityTag(parts: readonly BodyPart[]): string | undefined {
     if (Buffer.isBuffer(part)) {
       hash.update(part);
     } else {
-      const id = part.base64Of.contentId;
-      if (id === undefined) return undefined;
-      hash.update(`\u0000binary:${id}:${part.base64Of.size}\u0000`);
+      // The same content sent raw and in base64 are different bodies, with different tags.
+      const [form, source] = 'base64Of' in part ? ['binary', part.base64Of] : ['bytes', part.bytesOf];
+      if (source.contentId === undefined) return undefined;
+      hash.update(`\u0000${form}:${source.contentId}:${source.size}\u0000`);
     }
   }
   return `"${hash.digest('base64url').slice(0, 32)}"`;

@@ -49,6 +49,8 @@ export interface ResponseLike {
 /** A successful result, rendered by its binding, before it is sent. */
 export interface Answer {
   readonly parts: BodyPart[];
+  /** Header fields of the answer's own (binding.ts RenderedAnswer). */
+  readonly headers: Readonly<Record<string, string>> | undefined;
   /** The answer is stale from this instant on (ms); infinite unless an article's window ends. */
   readonly expiresAt: number;
 }

@@ -57,6 +57,7 @@ async function refuse(app: AppContext, exchange: Exchange, caught: unknown): Pro
     ...rendered.headers,
   };
   if (error.code === 'METHOD_NOT_ALLOWED') headers.allow = 'GET, HEAD, POST';
+  Object.assign(headers, error.headers);
   // RFC 9110 §15.5.16 / §12.5.3: a 415 says which content codings a request may use.
   if (error.code === 'UNSUPPORTED_MEDIA_TYPE') headers['accept-encoding'] = 'identity';
   // RFC 9110 §10.2.3: tell a client that was refused for load or limits when to retry.

@@ -59,6 +59,17 @@ class PieceWriter {
     }
   }
 
+  /** A binary as it is, chunk by chunk; never more than the `size` Content-Length was computed from. */
+  async writeBytes(source: BinarySource): Promise<void> {
+    let seen = 0;
+    for await (const chunk of source.chunks()) {
+      seen += chunk.byteLength;
+      if (seen > source.size) throw new Error(`binary source yielded more than its ${source.size} bytes`);
+      if (this.res.destroyed) return;
+      await this.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    }
+  }
+
   done(): void {
     this.res.off('close', this.closed);
   }
@@ -93,7 +104,8 @@ export async function sendParts(
     for (const part of parts) {
       if (res.destroyed) return;
       if (Buffer.isBuffer(part)) await writer.write(part);
-      else await writer.writeBinary(part.base64Of);
+      else if ('base64Of' in part) await writer.writeBinary(part.base64Of);
+      else await writer.writeBytes(part.bytesOf);
     }
   } finally {
     writer.done();
@@ -107,9 +119,10 @@ export async function materialize(parts: readonly BodyPart[]): Promise<Buffer> {
   const out: Buffer[] = [];
   for (const part of parts) {
     if (Buffer.isBuffer(part)) out.push(part);
-    else
+    else if ('base64Of' in part)
       for await (const text of base64Chunks(part.base64Of))
         out.push(typeof text === 'string' ? Buffer.from(text, 'latin1') : text);
+    else for await (const chunk of part.bytesOf.chunks()) out.push(Buffer.from(chunk));
   }
   return Buffer.concat(out);
 }

@@ -232,3 +232,27 @@ test('request bodies: 64 KiB each, 32 MiB in flight; the budget at least one bod
       e instanceof SettingsError && /SCOOP_MAX_BODY_BYTES_IN_FLIGHT .* SCOOP_MAX_BODY_BYTES/.test(e.message),
   );
 });
+
+test('SCOOP_CORS_ORIGINS: none by default; origins as browsers send them; anything else refused', () => {
+  const origins = (value?: string) =>
+    serveSettings({}, value === undefined ? {} : { SCOOP_CORS_ORIGINS: value }).corsOrigins;
+  assert.deepEqual(origins(), []);
+  assert.deepEqual(origins('https://App.Example.org, http://localhost:5173/ ,https://a.example:443'), [
+    'https://app.example.org',
+    'http://localhost:5173',
+    'https://a.example',
+  ]);
+  for (const bad of [
+    '*',
+    'app.example.org',
+    'https://app.example.org/path',
+    'https://u@app.example.org',
+    'ftp://x.org',
+  ]) {
+    assert.throws(
+      () => origins(bad),
+      (error: unknown) => error instanceof SettingsError && error.message.startsWith('SCOOP_CORS_ORIGINS'),
+      bad,
+    );
+  }
+});

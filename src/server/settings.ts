@@ -66,6 +66,8 @@ export interface ServeSettings {
   /** undefined: no admin listener. */
   readonly adminPort: number | undefined;
   readonly rateLimit: RateLimit | undefined;
+  /** Browser origins that may call the JSON API (`https://app.example.org`, as browsers send Origin). */
+  readonly corsOrigins: readonly string[];
   /** Memory for hot records; the cache is dropped whenever an import changes the content. */
   readonly recordCacheBytes: number;
   /** Memory for whole successful answers, per content version; 0 turns the cache off. */
@@ -141,6 +143,33 @@ function adminHostnames(value: string | undefined): string[] {
 }
 
 /**
+ * Origins as a browser sends them in `Origin` (RFC 6454 §6.2: scheme, host and a port other
+ * than the scheme's default, lower case), so they compare as strings; each must be just
+ * that — no path, no wildcard (a token-carrying API is opened to named front ends only).
+ */
+export function corsOrigins(value: string | undefined): string[] {
+  const listed = (value ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
+  return listed.map((given) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(given);
+    } catch {
+      url = undefined;
+    }
+    const bare = /^https?:\/\/[^\s/?#@]+\/?$/i.test(given);
+    if (!url || !bare) {
+      throw new SettingsError(
+        `SCOOP_CORS_ORIGINS must list origins such as https://app.example.org, not ${JSON.stringify(given)}`,
+      );
+    }
+    return url.origin;
+  });
+}
+
+/**
  * Every request and answer element is qualified with it, and generated clients compare it
  * as a string: an absolute URI (RFC 3986 §4.3) with nothing a client could read differently.
  */
@@ -184,6 +213,7 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
         ? undefined
         : integer(env.SCOOP_ADMIN_PORT, 9090, 'SCOOP_ADMIN_PORT', 0, 65535),
     rateLimit: rateLimit(env),
+    corsOrigins: corsOrigins(env.SCOOP_CORS_ORIGINS),
     recordCacheBytes: integer(
       env.SCOOP_RECORD_CACHE_BYTES,
       64 * 1024 * 1024,

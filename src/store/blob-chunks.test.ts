@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fixedChunks } from './blob-chunks.ts';
+import {
+  CHUNK_BYTES,
+  ChunkedBlobSource,
+  encodedChunks,
+  fixedChunks,
+  STORED_INPUT_BYTES,
+} from './blob-chunks.ts';
 
 async function* pieces(sizes: readonly number[]): AsyncGenerator<Uint8Array> {
   let n = 0;
@@ -52,4 +58,36 @@ test('a producer reusing its buffer does not change chunks already cut', async (
       [3, 3],
     ],
   );
+});
+
+async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield bytes;
+}
+
+test('a stored blob read from an offset reads only the chunks from the one holding it', async () => {
+  const data = Buffer.from(
+    Uint8Array.from({ length: 2 * STORED_INPUT_BYTES + 1000 }, (_, i) => (i * 7) & 0xff),
+  );
+  for (const encoding of ['base64', 'raw'] as const) {
+    const stored: Buffer[] = [];
+    if (encoding === 'base64') for await (const chunk of encodedChunks(once(data))) stored.push(chunk);
+    else for await (const chunk of fixedChunks(once(data), CHUNK_BYTES)) stored.push(chunk);
+    const read: number[] = [];
+    const source = new ChunkedBlobSource(data.length, 'sha', stored.length, encoding, async (seq) => {
+      read.push(seq);
+      return stored[seq];
+    });
+    const perChunk = encoding === 'raw' ? CHUNK_BYTES : STORED_INPUT_BYTES;
+    for (const offset of [0, 5, perChunk, perChunk + 5, data.length - 1]) {
+      read.length = 0;
+      const out: Uint8Array[] = [];
+      for await (const chunk of source.chunksFrom(offset)) out.push(chunk);
+      assert.ok(Buffer.concat(out).equals(data.subarray(offset)), `${encoding} from ${offset}`);
+      assert.equal(
+        read[0],
+        Math.floor(offset / perChunk),
+        `${encoding} from ${offset}: the first chunk read`,
+      );
+    }
+  }
 });

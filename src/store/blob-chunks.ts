@@ -65,8 +65,8 @@ export class ChunkedBlobSource implements BinarySource {
     private readonly readChunk: (seq: number) => Promise<Uint8Array | undefined>,
   ) {}
 
-  private async *stored(): AsyncGenerator<Uint8Array> {
-    for (let seq = 0; seq < this.chunkCount; seq++) {
+  private async *stored(from = 0): AsyncGenerator<Uint8Array> {
+    for (let seq = from; seq < this.chunkCount; seq++) {
       const data = await this.readChunk(seq);
       if (!data) throw new Error(`blob ${this.contentId} chunk ${seq} is gone`);
       yield data;
@@ -79,6 +79,22 @@ export class ChunkedBlobSource implements BinarySource {
       return;
     }
     for await (const text of this.stored()) yield decodeChunk(text);
+  }
+
+  /**
+   * The bytes from `offset` on, starting at the chunk that holds it: every chunk but the
+   * last holds the same number of bytes (CHUNK_BYTES raw, STORED_INPUT_BYTES encoded), so
+   * a byte range of a large file reads only its own chunks.
+   */
+  async *chunksFrom(offset: number): AsyncGenerator<Uint8Array> {
+    const perChunk = this.encoding === 'raw' ? CHUNK_BYTES : STORED_INPUT_BYTES;
+    const first = Math.floor(offset / perChunk);
+    let skip = offset - first * perChunk;
+    for await (const data of this.stored(first)) {
+      const bytes = this.encoding === 'raw' ? data : decodeChunk(data);
+      yield skip > 0 ? bytes.subarray(skip) : bytes;
+      skip = 0;
+    }
   }
 
   /** The stored base64 text, chunk by chunk: what an answer sends, as it is (base64 blobs only). */

@@ -8,6 +8,11 @@ export interface BinarySource {
   /** Identifies the content (e.g. its SHA-256), for ETags without reading it. */
   readonly contentId?: string;
   chunks(): AsyncIterable<Uint8Array>;
+  /**
+   * The content from byte `offset` on, without reading what comes before it (a byte range
+   * of a large file), when the source can seek; otherwise absent.
+   */
+  readonly chunksFrom?: ((offset: number) => AsyncIterable<Uint8Array>) | undefined;
   /** The content's base64 encoding as stored, in pieces, when the source holds it so. */
   readonly base64Text?: (() => AsyncIterable<Uint8Array>) | undefined;
 }

@@ -11,11 +11,20 @@
 import { type Binary, type BinarySource, base64Length, binarySize } from './binary.ts';
 import { escapeText } from './escape.ts';
 
-export type BodyPart = Buffer | { readonly base64Of: BinarySource };
+/**
+ * A piece of an answer's body: bytes at hand, a binary sent base64-encoded as it streams
+ * (XML), or a binary sent as it is (the JSON API's content routes).
+ */
+export type BodyPart = Buffer | { readonly base64Of: BinarySource } | { readonly bytesOf: BinarySource };
+
+export function partLength(part: BodyPart): number {
+  if (Buffer.isBuffer(part)) return part.length;
+  return 'base64Of' in part ? base64Length(part.base64Of.size) : part.bytesOf.size;
+}
 
 export function bodyLength(parts: readonly BodyPart[]): number {
   let total = 0;
-  for (const part of parts) total += Buffer.isBuffer(part) ? part.length : base64Length(part.base64Of.size);
+  for (const part of parts) total += partLength(part);
   return total;
 }
 

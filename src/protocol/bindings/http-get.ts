@@ -9,9 +9,10 @@ export const httpGet: Binding = {
   contentType: HTTP_CONTENT_TYPE,
   conditional: true,
   description: { style: 'http', verb: 'GET', wsdlName: 'HttpGet' },
+  isPublic: (call) => !call.operation.endpoint.requiresToken,
   claims: ({ method, target }) => target.kind === 'operation' && (method === 'GET' || method === 'HEAD'),
   readsBody: () => false,
   decode: (request, settings) => decodeHttpCall(request, settings, 'httpget'),
-  render: (writer, result) => writer.http(result),
+  render: (writer, result) => ({ parts: writer.http(result) }),
   refusal: refuseAsHttp,
 };

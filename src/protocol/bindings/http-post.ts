@@ -10,6 +10,7 @@ export const httpPost: Binding = {
   contentType: HTTP_CONTENT_TYPE,
   conditional: false,
   description: { style: 'http', verb: 'POST', wsdlName: 'HttpPost' },
+  isPublic: () => false,
   claims: ({ method, target }) => target.kind === 'operation' && method === 'POST',
   // Read first, whatever its media type (an empty body of any type is an empty form), so an
   // oversized body is BODY_TOO_LARGE whatever else is wrong with the request (docs/errors.md).
@@ -20,6 +21,6 @@ export const httpPost: Binding = {
       const pairs = readFormBody(request.body ?? Buffer.alloc(0), request.mediaType);
       return { pairs, token: formToken(pairs) };
     }),
-  render: (writer, result) => writer.http(result),
+  render: (writer, result) => ({ parts: writer.http(result) }),
   refusal: refuseAsHttp,
 };

@@ -13,6 +13,8 @@ const TARGETS: Array<{ path: string; target: Target }> = [
     target: { kind: 'operation', endpoint, operationName: 'getBereich' },
   },
   { path: '/elsewhere', target: { kind: 'none' } },
+  { path: '/api/v1/bereiche/1', target: { kind: 'none' } },
+  { path: '/api/v1', target: { kind: 'none' } },
 ];
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH'];
 const MEDIA_TYPES = [
@@ -34,6 +36,24 @@ test('no request is claimed by two bindings (the first claim would hide the othe
       }
     }
   }
+});
+
+test('the JSON API takes every request under /api/v1, and nothing else', () => {
+  for (const { path, target } of TARGETS) {
+    for (const method of METHODS) {
+      const claimer = BINDINGS.find((b) => b.claims({ method, path, target, mediaType: undefined }));
+      assert.equal(claimer?.name === 'json', path.startsWith('/api/v1'), `${method} ${path}`);
+    }
+  }
+  assert.equal(
+    BINDINGS.find((b) => b.name === 'json')!.claims({
+      method: 'GET',
+      path: '/api/v10',
+      target: { kind: 'none' },
+      mediaType: undefined,
+    }),
+    false,
+  );
 });
 
 test('each binding is found by its name, and names are unique', () => {

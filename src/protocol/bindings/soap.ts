@@ -27,6 +27,7 @@ export function soapBinding(version: SoapVersion): Binding {
     contentType: SOAP_CONTENT_TYPE[version],
     conditional: false,
     description: { style: 'soap', version, wsdlName: version === '1.1' ? 'Soap' : 'Soap12' },
+    isPublic: () => false,
     // SOAP 1.2 is claimed by its media type; SOAP 1.1, as the original's default binding, takes
     // every other POST to an endpoint and refuses a media type that is not SOAP's when decoding.
     claims({ method, target, mediaType }) {
@@ -62,7 +63,7 @@ export function soapBinding(version: SoapVersion): Binding {
         authenticate: endpoint.requiresToken,
       };
     },
-    render: (writer, result) => writer.soap(version, result),
+    render: (writer, result) => ({ parts: writer.soap(version, result) }),
     refusal: (error, namespace) =>
       HTTP_LEVEL.has(error.code)
         ? renderHttpError(error, namespace)

@@ -51,6 +51,8 @@ export function cachedAnswer(app: AppContext, responses: ResponseCache): Stage {
     name: 'cached answer',
     run(exchange) {
       const { headers } = exchange;
+      // A cached answer is the whole content; a request for a part of it is answered anew.
+      if (headers.range !== undefined) return;
       const key = requestKey(
         exchange.method,
         exchange.req.url ?? '/',

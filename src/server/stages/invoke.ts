@@ -24,8 +24,13 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
       return exchange.signal;
     },
   });
-  const parts = bindingNamed(call.binding).render(app.writers.get(call.operation)!, result);
-  exchange.answer = { parts, expiresAt };
+  const { parts, headers } = bindingNamed(call.binding).render(
+    app.writers.get(call.operation)!,
+    result,
+    call,
+    args,
+  );
+  exchange.answer = { parts, headers, expiresAt };
 }
 
 export function invoke(app: AppContext): Stage {

@@ -27,7 +27,7 @@ function sendDocument(app: AppContext, exchange: Exchange, doc: Document, status
       'x-request-id': exchange.observation.id,
       ...doc.headers,
     },
-    [Buffer.from(doc.body, 'utf8')],
+    [typeof doc.body === 'string' ? Buffer.from(doc.body, 'utf8') : doc.body],
     exchange.method !== 'HEAD',
     exchange.observation,
   );
