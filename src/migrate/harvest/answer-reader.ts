@@ -1,0 +1,330 @@
+/**
+ * Reads a SOAP 1.1 success answer as it streams in, by the contract that writes ours
+ * (design.md: "the contract reads what it writes"): the operation's result wrapper and
+ * every type below it, field by field, so a field added to the contract is read without
+ * another edit. What the wire distinguishes is kept: a missing string element is null,
+ * an empty one `""`; `xsi:nil="true"` is null; lists keep their order; text keeps its CR
+ * (markup-scanner.ts). A binary's bytes go, decoded, to a target the caller opens for
+ * each one (`openBinary`), and the field holds that target.
+ *
+ * Anything the contract does not describe is an error naming it (AnswerError), so an
+ * answer is read whole and exactly or not at all.
+ */
+import { SaxesParser, type SaxesTagNS } from 'saxes';
+import type { Operation } from '../../contract/operations.ts';
+import type { ArrayType, ComplexType, Field, ValueType } from '../../contract/schema.ts';
+import { SOAP11_ENVELOPE_NS, XSI_NS } from '../../protocol/namespaces.ts';
+import { Base64Decoder, Base64Error } from './base64-stream.ts';
+import { MarkupError, MarkupScanner } from './markup-scanner.ts';
+
+/**
+ * `malformed`: not well-formed XML, or not UTF-8; `contract`: well-formed, but not the
+ * operation's answer as the contract describes it; `namespace`: the operation's answer in
+ * another namespace than the one asked for (`foundNamespace` says which).
+ */
+export type AnswerErrorKind = 'malformed' | 'contract' | 'namespace';
+
+export class AnswerError extends Error {
+  override readonly name = 'AnswerError';
+  constructor(
+    readonly kind: AnswerErrorKind,
+    message: string,
+    readonly foundNamespace?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Where a binary element's decoded bytes go; the field's value is the target itself. */
+export interface BinaryTarget {
+  write(bytes: Buffer): void | Promise<void>;
+  /** All bytes were written. */
+  end(): Promise<void>;
+}
+
+/** Opens the target for a binary field of `owner` (its fields before this one are read already). */
+export type OpenBinary = (owner: Readonly<Record<string, unknown>>, field: Field) => BinaryTarget;
+
+/** Limits against an answer that is not what a service of this contract sends. */
+const MAX_DEPTH = 32;
+const MAX_TEXT = 64 * 1024 * 1024;
+const MAX_ELEMENTS = 2_000_000;
+
+/** A value element: `field` names the field of its parent it fills (undefined for list items and the result). */
+type ValueFrame = { readonly field: string | undefined } & (
+  | { readonly kind: 'complex'; readonly type: ComplexType; readonly value: Record<string, unknown> }
+  | { readonly kind: 'array'; readonly type: ArrayType; readonly items: unknown[] }
+  | { readonly kind: 'scalar'; readonly type: ValueType; text: string }
+  | { readonly kind: 'binary'; readonly target: BinaryTarget; readonly decoder: Base64Decoder }
+  | { readonly kind: 'nil' }
+);
+
+type Frame =
+  | { readonly kind: 'soap'; readonly level: 'envelope' | 'body' | 'response' }
+  | { readonly kind: 'skip' }
+  | ValueFrame;
+
+/** Local names of the binary fields anywhere below `type`. */
+export function binaryFieldNames(type: ValueType, into = new Set<string>()): Set<string> {
+  if (type.kind === 'array') binaryFieldNames(type.item, into);
+  if (type.kind === 'complex') {
+    for (const f of type.fields) {
+      if (f.type.kind === 'scalar' && f.type.name === 'base64Binary') into.add(f.name);
+      else binaryFieldNames(f.type, into);
+    }
+  }
+  return into;
+}
+
+function isNil(tag: SaxesTagNS): boolean {
+  for (const a of Object.values(tag.attributes)) {
+    if (a.uri === XSI_NS && a.local === 'nil') return a.value.trim() === 'true' || a.value.trim() === '1';
+  }
+  return false;
+}
+
+/** xs:int's lexical form (surrounding whitespace allowed), within its range. */
+function readInt(text: string, where: string): number {
+  const trimmed = text.trim();
+  const value = /^[+-]?\d{1,10}$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!Number.isInteger(value) || value < -2147483648 || value > 2147483647) {
+    throw new AnswerError('contract', `<${where}> is not an xs:int: ${JSON.stringify(trimmed.slice(0, 40))}`);
+  }
+  return value;
+}
+
+function readBoolean(text: string, where: string): boolean {
+  const trimmed = text.trim();
+  if (trimmed === 'true' || trimmed === '1') return true;
+  if (trimmed === 'false' || trimmed === '0') return false;
+  throw new AnswerError(
+    'contract',
+    `<${where}> is not an xs:boolean: ${JSON.stringify(trimmed.slice(0, 40))}`,
+  );
+}
+
+function scalarValue(type: ValueType, text: string, where: string): unknown {
+  if (type.kind === 'enum') {
+    if (!type.values.includes(text)) throw new AnswerError('contract', `<${where}> is not a ${type.name}`);
+    return text;
+  }
+  if (type.kind !== 'scalar') throw new Error(`not a scalar type: ${type.kind}`);
+  switch (type.name) {
+    case 'int':
+      return readInt(text, where);
+    case 'boolean':
+      return readBoolean(text, where);
+    case 'string':
+    case 'guid':
+      return text;
+    case 'base64Binary':
+      throw new Error('binaries are read by their target');
+  }
+}
+
+/** A field the answer left out: null where the contract allows it (minOccurs 0 or nillable). */
+function missingValue(f: Field, owner: ComplexType): unknown {
+  if (!f.required || f.nillable) return null;
+  throw new AnswerError('contract', `<${owner.name}> lacks <${f.name}>`);
+}
+
+/** The fields read, in the contract's order; a missing one is null where the contract allows it. */
+function recordOf(type: ComplexType, read: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  for (const f of type.fields)
+    record[f.name] = Object.hasOwn(read, f.name) ? read[f.name] : missingValue(f, type);
+  return record;
+}
+
+export class AnswerReader {
+  private readonly parser = new SaxesParser({ xmlns: true, position: false });
+  private readonly scanner: MarkupScanner;
+  private readonly stack: Frame[] = [];
+  private result: Record<string, unknown> | undefined;
+  private readonly pending: Promise<void>[] = [];
+  private elements = 0;
+  private failure: Error | undefined;
+
+  constructor(
+    private readonly operation: Operation,
+    private readonly namespace: string,
+    private readonly openBinary: OpenBinary,
+  ) {
+    this.parser.on('opentag', (tag) => this.open(tag));
+    this.parser.on('closetag', () => this.close());
+    this.parser.on('text', (text) => this.text(text));
+    this.parser.on('cdata', (text) => this.text(text));
+    this.parser.on('doctype', () => {
+      throw new AnswerError('malformed', 'the answer holds a DOCTYPE');
+    });
+    this.parser.on('error', (error) => {
+      throw new AnswerError('malformed', `not well-formed XML: ${error.message.slice(0, 200)}`);
+    });
+    this.scanner = new MarkupScanner(binaryFieldNames(operation.result), {
+      xml: (text) => this.parser.write(text),
+      inBinary: () => this.stack[this.stack.length - 1]?.kind === 'binary',
+      binary: (bytes) => this.binary(bytes),
+      binaryEnd: () => undefined,
+    });
+  }
+
+  /** The next piece of the answer's body. */
+  async push(chunk: Buffer): Promise<void> {
+    if (this.failure) throw this.failure;
+    try {
+      await this.scanner.push(chunk);
+    } catch (error) {
+      throw this.fail(error);
+    }
+  }
+
+  /** The operation's result wrapper, e.g. `{ bereich: { name, bereichID } }`, once every binary is written. */
+  async end(): Promise<Record<string, unknown>> {
+    if (this.failure) throw this.failure;
+    try {
+      this.scanner.end();
+      this.parser.close();
+    } catch (error) {
+      throw this.fail(error);
+    }
+    await Promise.all(this.pending);
+    if (!this.result) throw new AnswerError('contract', `the answer holds no <${this.operation.name}Result>`);
+    return this.result;
+  }
+
+  private fail(error: unknown): Error {
+    this.failure =
+      error instanceof MarkupError
+        ? new AnswerError('malformed', error.message)
+        : error instanceof Base64Error
+          ? new AnswerError('contract', `a binary is not valid base64: ${error.message}`)
+          : error instanceof Error
+            ? error
+            : new Error(String(error));
+    return this.failure;
+  }
+
+  private binary(bytes: Buffer): void | Promise<void> {
+    const top = this.stack[this.stack.length - 1];
+    if (top?.kind !== 'binary') throw new Error('binary bytes outside a binary element');
+    const decoded = top.decoder.push(bytes);
+    return decoded.length > 0 ? top.target.write(decoded) : undefined;
+  }
+
+  private open(tag: SaxesTagNS): void {
+    if (++this.elements > MAX_ELEMENTS) throw new AnswerError('contract', 'the answer has too many elements');
+    if (this.stack.length >= MAX_DEPTH) throw new AnswerError('contract', 'the answer nests too deep');
+    this.stack.push(this.child(this.stack[this.stack.length - 1], tag));
+  }
+
+  private child(parent: Frame | undefined, tag: SaxesTagNS): Frame {
+    const ns = this.namespace;
+    const op = this.operation.name;
+    if (parent === undefined) {
+      if (tag.uri === SOAP11_ENVELOPE_NS && tag.local === 'Envelope')
+        return { kind: 'soap', level: 'envelope' };
+      throw new AnswerError('contract', `the answer is not a SOAP 1.1 envelope: its root is <${tag.name}>`);
+    }
+    switch (parent.kind) {
+      case 'skip':
+        return parent;
+      case 'soap':
+        if (parent.level === 'envelope') {
+          if (tag.uri === SOAP11_ENVELOPE_NS && tag.local === 'Header') return { kind: 'skip' };
+          if (tag.uri === SOAP11_ENVELOPE_NS && tag.local === 'Body') return { kind: 'soap', level: 'body' };
+        } else if (parent.level === 'body') {
+          if (tag.uri === SOAP11_ENVELOPE_NS && tag.local === 'Fault')
+            throw new AnswerError('contract', 'the answer is a SOAP fault');
+          if (tag.local === `${op}Response`) {
+            if (tag.uri !== ns)
+              throw new AnswerError(
+                'namespace',
+                `the answer is in the namespace ${JSON.stringify(tag.uri)}, not ${JSON.stringify(ns)}`,
+                tag.uri,
+              );
+            return { kind: 'soap', level: 'response' };
+          }
+        } else if (tag.uri === ns && tag.local === `${op}Result`) {
+          if (this.result) throw new AnswerError('contract', `the answer holds two <${op}Result>`);
+          return { kind: 'complex', type: this.operation.result, value: {}, field: undefined };
+        }
+        throw new AnswerError('contract', `unexpected <${tag.name}> in the SOAP answer to ${op}`);
+      case 'complex': {
+        const f = tag.uri === ns ? parent.type.fields.find((x) => x.name === tag.local) : undefined;
+        if (!f) throw new AnswerError('contract', `unexpected <${tag.name}> in <${parent.type.name}>`);
+        if (Object.hasOwn(parent.value, f.name))
+          throw new AnswerError('contract', `<${parent.type.name}> holds <${f.name}> twice`);
+        return this.valueFrame(f.type, tag, f, parent.value);
+      }
+      case 'array':
+        if (tag.uri === ns && tag.local === parent.type.itemName)
+          return this.valueFrame(parent.type.item, tag);
+        throw new AnswerError('contract', `unexpected <${tag.name}> in a list of <${parent.type.itemName}>`);
+      case 'scalar':
+      case 'binary':
+      case 'nil':
+        throw new AnswerError('contract', `unexpected <${tag.name}> inside a value`);
+    }
+  }
+
+  private valueFrame(type: ValueType, tag: SaxesTagNS, f?: Field, owner?: Record<string, unknown>): Frame {
+    const field = f?.name;
+    if (isNil(tag)) return { kind: 'nil', field };
+    switch (type.kind) {
+      case 'complex':
+        return { kind: 'complex', type, value: {}, field };
+      case 'array':
+        return { kind: 'array', type, items: [], field };
+      case 'enum':
+        return { kind: 'scalar', type, text: '', field };
+      case 'scalar':
+        if (type.name === 'base64Binary' && f && owner)
+          return { kind: 'binary', target: this.openBinary(owner, f), decoder: new Base64Decoder(), field };
+        return { kind: 'scalar', type, text: '', field };
+    }
+  }
+
+  private text(text: string): void {
+    const top = this.stack[this.stack.length - 1];
+    if (top?.kind === 'scalar') {
+      if (top.text.length + text.length > MAX_TEXT)
+        throw new AnswerError('contract', 'a text longer than 64 MiB');
+      top.text += text;
+    } else if (top?.kind === 'binary') {
+      // Not diverted by the scanner (it always is); decode it all the same.
+      void this.binary(Buffer.from(text, 'latin1'));
+    } else if (top?.kind !== 'skip' && top !== undefined && /[^ \t\r\n]/.test(text)) {
+      throw new AnswerError('contract', 'text where the contract has elements');
+    }
+  }
+
+  private close(): void {
+    const frame = this.stack.pop()!;
+    if (frame.kind === 'skip' || frame.kind === 'soap') return;
+    const parent = this.stack[this.stack.length - 1];
+    if (parent?.kind === 'soap') {
+      if (frame.kind === 'complex') this.result = recordOf(frame.type, frame.value);
+      return;
+    }
+    const value = this.valueOf(frame);
+    if (parent?.kind === 'array') parent.items.push(value);
+    else if (parent?.kind === 'complex' && frame.field !== undefined) parent.value[frame.field] = value;
+  }
+
+  private valueOf(frame: ValueFrame): unknown {
+    switch (frame.kind) {
+      case 'nil':
+        return null;
+      case 'scalar':
+        return scalarValue(frame.type, frame.text, frame.field ?? frame.type.name);
+      case 'array':
+        return frame.items;
+      case 'binary':
+        frame.decoder.end();
+        this.pending.push(frame.target.end());
+        return frame.target;
+      case 'complex':
+        return recordOf(frame.type, frame.value);
+    }
+  }
+}
