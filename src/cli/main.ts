@@ -1,5 +1,6 @@
 /** `scoop <command>`: thin over the core; parses argv, prints, sets the exit code. */
 import { StoreLocationError, StoreUnavailableError } from '../store/content-store.ts';
+import { harvestCommand } from './harvest-command.ts';
 import { importCommand } from './import-command.ts';
 import { migrateCommand } from './migrate-command.ts';
 import { serveCommand } from './serve-command.ts';
@@ -15,6 +16,9 @@ Commands:
   token create|list|revoke
                      Manage the tokens scoop.asmx operations require
   migrate            Bring the store's schema to the latest version
+  harvest --from URL --out DIR
+                     Copy a running service's content (the original's, or scoop's)
+                     into a bundle, through its SOAP API (docs/migration.md)
 
 Run "scoop <command> --help" for the options of a command, "scoop --version" for the version.`;
 
@@ -23,6 +27,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   import: importCommand,
   token: tokenCommand,
   migrate: migrateCommand,
+  harvest: harvestCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

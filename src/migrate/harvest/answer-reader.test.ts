@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { OPERATIONS, type Operation } from '../../contract/operations.ts';
+import { OPERATIONS, type OperationName } from '../../contract/operations.ts';
 import { AnswerError, AnswerReader, type BinaryTarget } from './answer-reader.ts';
 
 const NS = 'http://scoop.example.org/api';
 const ENV = 'http://schemas.xmlsoap.org/soap/envelope/';
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
 
-function op(name: string): Operation {
-  return OPERATIONS.find((o) => o.name === name)!;
+function op(name: OperationName): OperationName {
+  return name;
 }
 
 class MemoryBinary implements BinaryTarget {
@@ -18,6 +18,12 @@ class MemoryBinary implements BinaryTarget {
   constructor(readonly owner: Readonly<Record<string, unknown>>) {}
   write(bytes: Buffer): void {
     this.parts.push(Buffer.from(bytes));
+  }
+  get size(): number {
+    return this.bytes().length;
+  }
+  async *chunks(): AsyncIterable<Uint8Array> {
+    yield this.bytes();
   }
   async end(): Promise<void> {
     this.ended = true;
@@ -29,11 +35,11 @@ class MemoryBinary implements BinaryTarget {
 
 /** Reads `body` fed in pieces of `size` bytes (or at the given cut points). */
 async function read(
-  operation: Operation,
+  operation: OperationName,
   body: string | Buffer,
   cuts: number | readonly number[] = 1 << 20,
   namespace = NS,
-): Promise<{ result: Record<string, unknown>; binaries: MemoryBinary[] }> {
+): Promise<{ result: Readonly<Record<string, unknown>>; binaries: MemoryBinary[] }> {
   const binaries: MemoryBinary[] = [];
   const reader = new AnswerReader(operation, namespace, (owner) => {
     const target = new MemoryBinary({ ...owner });
@@ -97,7 +103,10 @@ describe("AnswerReader on the original's captures", () => {
 
   test("every operation's SOAP 1.1 capture is read", async () => {
     for (const operation of OPERATIONS) {
-      const { result } = await read(operation, captured(`${operation.name}__ok-soap11`));
+      const { result } = await read(
+        operation.name as OperationName,
+        captured(`${operation.name}__ok-soap11`),
+      );
       assert.deepEqual(
         Object.keys(result),
         operation.result.fields.map((f) => f.name),
@@ -156,6 +165,16 @@ describe('AnswerReader, the bytes', () => {
     }
   });
 
+  test('a nil item in a list is refused: scoop cannot hold one', async () => {
+    await assert.rejects(
+      read(
+        op('getNewsletter'),
+        envelope(`<newsletter><wsNewsletter xsi:nil="true" /></newsletter>`, 'getNewsletter'),
+      ),
+      /a nil <wsNewsletter> in a list/,
+    );
+  });
+
   test("fields in another order are put in the contract's", async () => {
     const { result } = await read(
       op('getBereich'),
@@ -171,8 +190,8 @@ describe('AnswerReader, the bytes', () => {
   });
 
   test('what the contract does not describe is refused, naming it', async () => {
-    const cases: Array<[string, string | Buffer, AnswerError['kind'], RegExp]> = [
-      ['getBereich', '<html><body>Not found</body></html>', 'contract', /not a SOAP 1.1 envelope/],
+    const cases: Array<[OperationName, string | Buffer, AnswerError['kind'], RegExp]> = [
+      ['getBereich', '<html><body>Not found</body></html>', 'envelope', /not a SOAP 1.1 envelope/],
       [
         'getBereich',
         envelope('<bereich><name>x</name><bereichID>1</bereichID><extra/></bereich>', 'getBereich'),
@@ -234,7 +253,7 @@ describe('AnswerReader, the bytes', () => {
       [
         'getBereich',
         envelope('', 'getBereich').replace('<getBereichResult></getBereichResult>', ''),
-        'contract',
+        'envelope',
         /no <getBereichResult>/,
       ],
       [
@@ -249,7 +268,7 @@ describe('AnswerReader, the bytes', () => {
       [
         'getBereich',
         `<soap:Envelope xmlns:soap="${ENV}"><soap:Body><soap:Fault><faultcode>soap:Client</faultcode></soap:Fault></soap:Body></soap:Envelope>`,
-        'contract',
+        'envelope',
         /fault/,
       ],
     ];

@@ -11,18 +11,21 @@
  * answer is read whole and exactly or not at all.
  */
 import { SaxesParser, type SaxesTagNS } from 'saxes';
-import type { Operation } from '../../contract/operations.ts';
+import type { ChunkedBinary } from '../../contract/infer.ts';
+import { OPERATIONS, type Operation, type OperationName, type ResultOf } from '../../contract/operations.ts';
 import type { ArrayType, ComplexType, Field, ValueType } from '../../contract/schema.ts';
 import { SOAP11_ENVELOPE_NS, XSI_NS } from '../../protocol/namespaces.ts';
 import { Base64Decoder, Base64Error } from './base64-stream.ts';
 import { MarkupError, MarkupScanner } from './markup-scanner.ts';
 
 /**
- * `malformed`: not well-formed XML, or not UTF-8; `contract`: well-formed, but not the
- * operation's answer as the contract describes it; `namespace`: the operation's answer in
- * another namespace than the one asked for (`foundNamespace` says which).
+ * `malformed`: not well-formed XML, or not UTF-8; `envelope`: well-formed, but not a SOAP
+ * answer to this operation (another root, a fault, no result); `contract`: the
+ * operation's answer, but a value in it is not as the contract describes it;
+ * `namespace`: the operation's answer in another namespace than the one asked for
+ * (`foundNamespace` says which).
  */
-export type AnswerErrorKind = 'malformed' | 'contract' | 'namespace';
+export type AnswerErrorKind = 'malformed' | 'envelope' | 'contract' | 'namespace';
 
 export class AnswerError extends Error {
   override readonly name = 'AnswerError';
@@ -35,8 +38,11 @@ export class AnswerError extends Error {
   }
 }
 
-/** Where a binary element's decoded bytes go; the field's value is the target itself. */
-export interface BinaryTarget {
+/**
+ * Where a binary element's decoded bytes go. The field's value is the target itself, a
+ * binary read in chunks like any other the contract's records hold.
+ */
+export interface BinaryTarget extends ChunkedBinary {
   write(bytes: Buffer): void | Promise<void>;
   /** All bytes were written. */
   end(): Promise<void>;
@@ -136,7 +142,14 @@ function recordOf(type: ComplexType, read: Readonly<Record<string, unknown>>): R
   return record;
 }
 
-export class AnswerReader {
+export function operationNamed(name: OperationName): Operation {
+  const found = OPERATIONS.find((o) => o.name === name);
+  if (!found) throw new Error(`no operation ${name}`);
+  return found;
+}
+
+export class AnswerReader<N extends OperationName> {
+  private readonly operation: Operation;
   private readonly parser = new SaxesParser({ xmlns: true, position: false });
   private readonly scanner: MarkupScanner;
   private readonly stack: Frame[] = [];
@@ -146,10 +159,12 @@ export class AnswerReader {
   private failure: Error | undefined;
 
   constructor(
-    private readonly operation: Operation,
+    name: N,
     private readonly namespace: string,
     private readonly openBinary: OpenBinary,
   ) {
+    this.operation = operationNamed(name);
+    const operation = this.operation;
     this.parser.on('opentag', (tag) => this.open(tag));
     this.parser.on('closetag', () => this.close());
     this.parser.on('text', (text) => this.text(text));
@@ -179,7 +194,7 @@ export class AnswerReader {
   }
 
   /** The operation's result wrapper, e.g. `{ bereich: { name, bereichID } }`, once every binary is written. */
-  async end(): Promise<Record<string, unknown>> {
+  async end(): Promise<ResultOf<N>> {
     if (this.failure) throw this.failure;
     try {
       this.scanner.end();
@@ -188,8 +203,11 @@ export class AnswerReader {
       throw this.fail(error);
     }
     await Promise.all(this.pending);
-    if (!this.result) throw new AnswerError('contract', `the answer holds no <${this.operation.name}Result>`);
-    return this.result;
+    if (!this.result) throw new AnswerError('envelope', `the answer holds no <${this.operation.name}Result>`);
+    // Read element by element against this operation's result type, every field checked
+    // as it closed (values by their XSD type, missing ones only where minOccurs 0 or
+    // nillable, binaries as their targets): what ResultOf<N> says it is.
+    return this.result as ResultOf<N>;
   }
 
   private fail(error: unknown): Error {
@@ -223,7 +241,7 @@ export class AnswerReader {
     if (parent === undefined) {
       if (tag.uri === SOAP11_ENVELOPE_NS && tag.local === 'Envelope')
         return { kind: 'soap', level: 'envelope' };
-      throw new AnswerError('contract', `the answer is not a SOAP 1.1 envelope: its root is <${tag.name}>`);
+      throw new AnswerError('envelope', `the answer is not a SOAP 1.1 envelope: its root is <${tag.name}>`);
     }
     switch (parent.kind) {
       case 'skip':
@@ -234,7 +252,7 @@ export class AnswerReader {
           if (tag.uri === SOAP11_ENVELOPE_NS && tag.local === 'Body') return { kind: 'soap', level: 'body' };
         } else if (parent.level === 'body') {
           if (tag.uri === SOAP11_ENVELOPE_NS && tag.local === 'Fault')
-            throw new AnswerError('contract', 'the answer is a SOAP fault');
+            throw new AnswerError('envelope', 'the answer is a SOAP fault');
           if (tag.local === `${op}Response`) {
             if (tag.uri !== ns)
               throw new AnswerError(
@@ -245,10 +263,10 @@ export class AnswerReader {
             return { kind: 'soap', level: 'response' };
           }
         } else if (tag.uri === ns && tag.local === `${op}Result`) {
-          if (this.result) throw new AnswerError('contract', `the answer holds two <${op}Result>`);
+          if (this.result) throw new AnswerError('envelope', `the answer holds two <${op}Result>`);
           return { kind: 'complex', type: this.operation.result, value: {}, field: undefined };
         }
-        throw new AnswerError('contract', `unexpected <${tag.name}> in the SOAP answer to ${op}`);
+        throw new AnswerError('envelope', `unexpected <${tag.name}> in the SOAP answer to ${op}`);
       case 'complex': {
         const f = tag.uri === ns ? parent.type.fields.find((x) => x.name === tag.local) : undefined;
         if (!f) throw new AnswerError('contract', `unexpected <${tag.name}> in <${parent.type.name}>`);
@@ -257,8 +275,11 @@ export class AnswerReader {
         return this.valueFrame(f.type, tag, f, parent.value);
       }
       case 'array':
-        if (tag.uri === ns && tag.local === parent.type.itemName)
+        // ASMX writes a null item as nil; scoop's records cannot hold one, so no answer of it is read.
+        if (tag.uri === ns && tag.local === parent.type.itemName) {
+          if (isNil(tag)) throw new AnswerError('contract', `a nil <${tag.local}> in a list`);
           return this.valueFrame(parent.type.item, tag);
+        }
         throw new AnswerError('contract', `unexpected <${tag.name}> in a list of <${parent.type.itemName}>`);
       case 'scalar':
       case 'binary':
