@@ -101,8 +101,8 @@ const PROBE_ATTEMPTS = 3;
 const MAX_KEPT_WARNINGS = 1000;
 
 function fingerprintOf(options: HarvestOptions, emailsSha256: string | null): Fingerprint {
+  // Not the URL: a resumed harvest may ask another instance of the same service.
   const print: Record<string, string | null> = {
-    from: displayUrl(options.from),
     namespace: options.namespace,
     token: options.token === undefined ? null : 'given',
     emails: emailsSha256,
@@ -134,34 +134,33 @@ export async function harvest(options: HarvestOptions): Promise<HarvestSummary> 
     maxSockets: options.concurrency,
     ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
   });
+  const partial = partialFolderOf(options.out);
+  let journal: Journal | undefined;
   try {
     const run = new Run(options, client, segments);
-    await run.probe();
-    const partial = partialFolderOf(options.out);
-    let journal: Journal;
+    const fingerprint = fingerprintOf(options, emails?.sha256 ?? null);
     if (options.resume && (await isJournal(partial))) {
       try {
-        journal = await Journal.resume(partial, fingerprintOf(options, emails?.sha256 ?? null));
+        journal = await Journal.resume(partial, fingerprint);
       } catch (error) {
         if (error instanceof JournalMismatch) throw new HarvestStopped(error.message, 2);
         throw error;
       }
-    } else {
+    }
+    await run.probe(journal);
+    if (!journal) {
       // checkOutFolder made sure a folder there is an interrupted harvest's: ours to start over.
       await rm(partial, { recursive: true, force: true });
-      journal = await Journal.create(partial, fingerprintOf(options, emails?.sha256 ?? null));
+      journal = await Journal.create(partial, fingerprint);
     }
     const resumedAt = journal.position;
-    try {
-      await run.all(journal);
-    } finally {
-      journal.close();
-    }
+    await run.all(journal);
+    journal.close();
     await writeBundleJson(partial);
     await publish(partial, options.out, {
       from: displayUrl(options.from),
       namespace: options.namespace,
-      asked: fingerprintOf(options, emails?.sha256 ?? null),
+      asked: fingerprint,
       started: journal.started,
       finished: new Date().toISOString(),
       counts: journal.counts,
@@ -179,6 +178,7 @@ export async function harvest(options: HarvestOptions): Promise<HarvestSummary> 
       total: run.total,
     };
   } finally {
+    journal?.close();
     client.close();
   }
 }
@@ -225,10 +225,18 @@ class Run {
     return this.options.backoff ? this.options.backoff(n) : backoffMs(n);
   }
 
-  /** The first job of each segment, alone: a refusal every request would get stops here, before anything is written. */
-  async probe(): Promise<void> {
+  /**
+   * The first job of each segment, alone: a refusal every request would get stops here,
+   * before anything is written. Resuming, the first job the journal has not done yet.
+   */
+  async probe(journal: Journal | undefined): Promise<void> {
+    let offset = 0;
     for (const segment of this.segments) {
-      for await (const job of segment.jobs(0)) {
+      const skip = journal ? Math.max(0, journal.position - offset) : 0;
+      offset += segment.size;
+      if (skip >= segment.size) continue;
+      for await (const job of segment.jobs(skip)) {
+        if (job.id !== undefined && journal?.has(segment.kind, job.id)) continue;
         await this.probeJob(job);
         break;
       }

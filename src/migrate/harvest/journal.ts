@@ -16,7 +16,7 @@
  * short, which resuming drops. The record files are flushed to disk before each
  * checkpoint that moves the position past them.
  */
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsync, openSync, writeSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { emailKey, RECORD_KINDS, type RecordKind } from '../../contract/documents.ts';
@@ -199,7 +199,8 @@ export class Journal {
 
   /** Records every job before `position` as done, once the records so far are on disk. */
   async checkpoint(position: number): Promise<void> {
-    for (const fd of this.fds.values()) fsyncSync(fd);
+    // Asynchronous: an fsync can take tens of milliseconds, which would stall every request in flight.
+    await Promise.all([...this.fds.values()].map((fd) => new Promise((resolve) => fsync(fd, resolve))));
     this.state = { ...this.state, position };
     await this.writeState();
   }
@@ -216,6 +217,7 @@ export class Journal {
     return text.split('\n').filter((line) => line !== '');
   }
 
+  /** Closes the record files (again is harmless). */
   close(): void {
     for (const fd of this.fds.values()) closeSync(fd);
     this.fds.clear();

@@ -6,12 +6,12 @@
  * harvest never replaces a folder that is not its own.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { lstat, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { RECORD_KINDS } from '../../contract/documents.ts';
+import { RECORD_KINDS, type RecordKind } from '../../contract/documents.ts';
 import { BUNDLE_FORMAT } from '../../store/bundle/bundle.ts';
-import { isJournal, JOURNAL_FOLDER } from './journal.ts';
+import { isJournal, JOURNAL_FOLDER, keyOf, type RecordKey } from './journal.ts';
 
 export const HARVEST_FILE = 'harvest.json';
 export const HARVEST_FORMAT = 'scoop-harvest/1';
@@ -60,10 +60,39 @@ export async function checkOutFolder(out: string): Promise<void> {
   }
 }
 
-/** Writes bundle.json (format scoop-bundle/1, mode replace) from the journal's record files, streaming. */
+interface LineAt {
+  readonly key: RecordKey;
+  readonly offset: number;
+  readonly length: number;
+}
+
+function compareKeys(a: RecordKey, b: RecordKey): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+}
+
+/** Where each record's line is in a kind's record file, ordered by the record's key. */
+async function indexOf(kind: RecordKind, file: string): Promise<LineAt[]> {
+  const index: LineAt[] = [];
+  let offset = 0;
+  const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
+  for await (const line of lines) {
+    const length = Buffer.byteLength(line);
+    if (line !== '') index.push({ key: keyOf(kind, JSON.parse(line)), offset, length });
+    offset += length + 1;
+  }
+  return index.sort((a, b) => compareKeys(a.key, b.key));
+}
+
+/**
+ * Writes bundle.json (format scoop-bundle/1, mode replace) from the journal's record
+ * files, each kind's records in the order of their keys, so the same content always makes
+ * the same file whatever order the answers came in. Only an index of the lines is held;
+ * each record is read back from its file when it is written.
+ */
 export async function writeBundleJson(folder: string): Promise<void> {
   const out = createWriteStream(path.join(folder, 'bundle.json'));
-  const write = async (text: string) => {
+  const write = async (text: string | Buffer) => {
     if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   };
   const done = new Promise<void>((resolve, reject) => {
@@ -73,16 +102,20 @@ export async function writeBundleJson(folder: string): Promise<void> {
   await write(`{\n  "format": ${JSON.stringify(BUNDLE_FORMAT)},\n  "mode": "replace"`);
   for (const kind of RECORD_KINDS) {
     await write(`,\n  ${JSON.stringify(kind)}: [`);
-    let first = true;
-    const lines = createInterface({
-      input: createReadStream(path.join(folder, JOURNAL_FOLDER, `${kind}.jsonl`)),
-    });
-    for await (const line of lines) {
-      if (line === '') continue;
-      await write(`${first ? '' : ','}\n    ${line}`);
-      first = false;
+    const file = path.join(folder, JOURNAL_FOLDER, `${kind}.jsonl`);
+    const index = await indexOf(kind, file);
+    const handle = await open(file, 'r');
+    try {
+      for (const [i, line] of index.entries()) {
+        const bytes = Buffer.alloc(line.length);
+        await handle.read(bytes, 0, line.length, line.offset);
+        await write(`${i === 0 ? '' : ','}\n    `);
+        await write(bytes);
+      }
+    } finally {
+      await handle.close();
     }
-    await write(first ? ']' : '\n  ]');
+    await write(index.length === 0 ? ']' : '\n  ]');
   }
   await write('\n}\n');
   out.end();

@@ -27,8 +27,9 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 export class Pacer {
   private readonly interval: number;
-  private nextStart = 0;
+  private lastStart = Number.NEGATIVE_INFINITY;
   private pausedUntil = 0;
+  private queue: Promise<void> = Promise.resolve();
   private readonly clock: () => number;
   private readonly wait: (ms: number, signal?: AbortSignal) => Promise<void>;
 
@@ -38,22 +39,35 @@ export class Pacer {
     this.wait = options.sleep ?? sleep;
   }
 
-  /** Resolves when a request may start: after any pause, and its place in the rate's schedule. */
-  async turn(signal?: AbortSignal): Promise<void> {
-    for (;;) {
-      const now = this.clock();
-      if (this.pausedUntil > now) {
-        await this.wait(this.pausedUntil - now, signal);
+  /**
+   * Resolves when a request may start: after any pause, and — with a rate — at least one
+   * interval after the start before it. Callers take their turns one after another, each
+   * measured from the previous start as it happened, so timers that fire late (a busy
+   * event loop) never let requests bunch up.
+   */
+  turn(signal?: AbortSignal): Promise<void> {
+    if (this.interval === 0) return this.untilUnpaused(signal);
+    const mine = this.queue.then(async () => {
+      for (;;) {
+        await this.untilUnpaused(signal);
         if (signal?.aborted) return;
-        continue;
+        const due = this.lastStart + this.interval - this.clock();
+        if (due <= 0) break;
+        await this.wait(due, signal);
       }
-      if (this.interval === 0) return;
-      // Each caller takes the next slot at once, so concurrent callers are spread out, not bunched.
-      const start = Math.max(now, this.nextStart);
-      this.nextStart = start + this.interval;
-      await this.wait(start - now, signal);
-      return;
-    }
+      this.lastStart = this.clock();
+    });
+    this.queue = mine.catch(() => undefined);
+    return mine;
+  }
+
+  private async untilUnpaused(signal?: AbortSignal): Promise<void> {
+    for (
+      let left = this.pausedUntil - this.clock();
+      left > 0 && !signal?.aborted;
+      left = this.pausedUntil - this.clock()
+    )
+      await this.wait(left, signal);
   }
 
   /** Every request waits until `ms` from now (a Retry-After), on top of any pause already set. */
