@@ -139,19 +139,28 @@ export async function harvest(options: HarvestOptions): Promise<HarvestSummary> 
   try {
     const run = new Run(options, client, segments);
     const fingerprint = fingerprintOf(options, emails?.sha256 ?? null);
-    if (options.resume && (await isJournal(partial))) {
+    const resuming = options.resume && (await isJournal(partial));
+    if (resuming) {
       try {
         journal = await Journal.resume(partial, fingerprint);
       } catch (error) {
         if (error instanceof JournalMismatch) throw new HarvestStopped(error.message, 2);
         throw error;
       }
-    }
-    await run.probe(journal);
-    if (!journal) {
+    } else {
       // checkOutFolder made sure a folder there is an interrupted harvest's: ours to start over.
       await rm(partial, { recursive: true, force: true });
       journal = await Journal.create(partial, fingerprint);
+    }
+    try {
+      await run.probe(journal);
+    } catch (error) {
+      // A new harvest the source refused leaves nothing behind.
+      if (!resuming) {
+        journal.close();
+        await rm(partial, { recursive: true, force: true });
+      }
+      throw error;
     }
     const resumedAt = journal.position;
     await run.all(journal);
@@ -195,6 +204,8 @@ class Run {
   private journal: Journal | undefined;
   private positions = new Positions(0);
   private stopped: Stop | undefined;
+  /** Positions of the jobs the probe did. */
+  private readonly probed = new Set<number>();
   private failedJobs = 0;
   private doneThisRun = 0;
   private startPosition = 0;
@@ -227,41 +238,27 @@ class Run {
 
   /**
    * The first job of each segment, alone: a refusal every request would get stops here,
-   * before anything is written. Resuming, the first job the journal has not done yet.
+   * before anything else is asked (and a new harvest's folder is removed again). Its
+   * answer is kept like any other. Resuming, the first job the journal has not done.
    */
-  async probe(journal: Journal | undefined): Promise<void> {
+  async probe(journal: Journal): Promise<void> {
+    this.journal = journal;
     let offset = 0;
     for (const segment of this.segments) {
-      const skip = journal ? Math.max(0, journal.position - offset) : 0;
+      const skip = Math.max(0, journal.position - offset);
+      const start = offset;
       offset += segment.size;
       if (skip >= segment.size) continue;
+      let position = start + skip;
       for await (const job of segment.jobs(skip)) {
-        if (job.id !== undefined && journal?.has(segment.kind, job.id)) continue;
-        await this.probeJob(job);
-        break;
+        if (job.id === undefined || !journal.has(segment.kind, job.id)) {
+          const done = await this.runJob(segment, job, 'probe');
+          this.interrupted();
+          if (done) this.probed.add(position);
+          break;
+        }
+        position++;
       }
-    }
-  }
-
-  private async probeJob(job: Job): Promise<void> {
-    for (let n = 1; ; n++) {
-      await this.pacer.turn(this.controller.signal);
-      this.interrupted();
-      const files: BinaryFile[] = [];
-      const outcome = await this.try(job, () => {
-        const file = new BinaryFile(undefined);
-        files.push(file);
-        return file;
-      });
-      await discardAll(files);
-      if (outcome.kind === 'stop') throw new HarvestStopped(await this.explain(outcome, job), 2);
-      if (outcome.kind !== 'retry') return;
-      if (n >= PROBE_ATTEMPTS)
-        throw new HarvestStopped(
-          `${this.client.urlOf('')} does not answer: ${outcome.reason} (${n} attempts); nothing was written`,
-          1,
-        );
-      await sleep(outcome.waitMs ?? this.backoff(n), this.controller.signal);
     }
   }
 
@@ -392,6 +389,11 @@ class Run {
         if (this.stopped || this.controller.signal.aborted) return;
         const item = await take();
         if (!item) return;
+        if (this.probed.has(item.position)) {
+          this.positions.done(item.position);
+          this.doneThisRun++;
+          continue;
+        }
         try {
           const done = await this.runJob(segment, item.job);
           if (done) this.positions.done(item.position);
@@ -417,7 +419,7 @@ class Run {
   }
 
   /** One job with its retries; false when it still failed (the watermark stays before it). */
-  private async runJob(segment: Segment, job: Job): Promise<boolean> {
+  private async runJob(segment: Segment, job: Job, mode: 'probe' | 'run' = 'run'): Promise<boolean> {
     const journal = this.journal!;
     if (job.id !== undefined && journal.has(segment.kind, job.id)) {
       journal.counts[segment.kind].skipped++;
@@ -451,8 +453,14 @@ class Run {
           this.warn(`${job.label}: left out: ${outcome.reason}`);
           return true;
         case 'stop':
+          if (mode === 'probe') throw new HarvestStopped(await this.explain(outcome, job), 2);
           throw new Stop(outcome, job);
         case 'retry':
+          if (mode === 'probe' && n >= PROBE_ATTEMPTS)
+            throw new HarvestStopped(
+              `${this.client.urlOf('')} does not answer: ${outcome.reason} (${n} attempts); nothing was written`,
+              1,
+            );
           if (n >= ATTEMPTS) {
             journal.counts[segment.kind].failed++;
             this.failedJobs++;
