@@ -61,7 +61,9 @@ before(async () => {
       `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><getAnhangResponse xmlns="${NAMESPACE}"><getAnhangResult><anhang><anhangID>${id}</anhangID><filename>gross.bin</filename><name>Groß</name><size>${size}</size><mimetype>application/octet-stream</mimetype><data>`,
     );
     for (const piece of pieces(size)) await write(piece.toString('base64'));
-    res.end('</data><sort>1</sort></anhang></getAnhangResult></getAnhangResponse></soap:Body></soap:Envelope>');
+    res.end(
+      '</data><sort>1</sort></anhang></getAnhangResult></getAnhangResponse></soap:Body></soap:Envelope>',
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
