@@ -17,6 +17,9 @@
  *   npm run bench -- --load --closed-loop     … the closed loop of issue 14 item 5: no think time, wrk with two threads,
  *                                              judged on fairness (p99 ≤ 10 × p50, max ≤ 5 s) and memory (--load-threads N to change)
  *   npm run bench -- --profile                 a CPU profile of the hot path instead (bench/profile.ts)
+ *   npm run bench -- --harvest                 scoop harvest of the demo content scaled to 20,000 articles against
+ *                                              a plain load client sending the same requests (bench/harvest.ts;
+ *                                              --harvest-articles N, --harvest-concurrency N, --rounds N)
  *
  * Writes bench/results/bench.json (schema in bench/report.ts) and prints the table.
  */
@@ -27,6 +30,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { importAndToken, writeBundle } from './bundle.ts';
 import type { CaptureEntry } from './ceiling.ts';
+import { runHarvestBench } from './harvest.ts';
 import { type Captured, capture } from './http.ts';
 import { benchImages, type ImageBenchResult, photo } from './images.ts';
 import { type FirstAnswer, measureHuge } from './large-attachment.ts';
@@ -68,6 +72,9 @@ const { values: opts } = parseArgs({
     'no-images': { type: 'boolean', default: false },
     load: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    harvest: { type: 'boolean', default: false },
+    'harvest-articles': { type: 'string', default: '20000' },
+    'harvest-concurrency': { type: 'string', default: '4' },
     'load-seconds': { type: 'string', default: '60' },
     'load-connections': { type: 'string', default: '1000' },
     'load-delay-ms': { type: 'string', default: '100' },
@@ -346,6 +353,26 @@ async function main(): Promise<void> {
   }
   if (opts.profile) {
     await runProfile({ command });
+    return;
+  }
+  if (opts.harvest) {
+    build();
+    const work = mkdtempSync(path.join(tmpdir(), 'scoop-bench-harvest-'));
+    try {
+      await runHarvestBench({
+        work,
+        articles: Number(opts['harvest-articles']),
+        concurrency: Number(opts['harvest-concurrency']),
+        // Seven rounds of 20,000 articles would take minutes; three unless asked.
+        rounds: process.argv.includes('--rounds') ? Number(opts.rounds) : 3,
+        command,
+        log,
+      });
+    } finally {
+      await stopAll();
+      if (opts.keep) log(`kept ${work}`);
+      else rmSync(work, { recursive: true, force: true });
+    }
     return;
   }
   const report = await bench();

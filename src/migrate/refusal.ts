@@ -13,7 +13,51 @@
  */
 import { ERRORS, type ErrorCode, type FaultSide } from '../contract/errors.ts';
 import { SOAP11_ENVELOPE_NS, SOAP12_ENVELOPE_NS } from '../protocol/namespaces.ts';
-import { childElements, parseXml, type XmlElement } from '../xml/reader.ts';
+import { XmlSyntaxError, XmlTokenizer } from './xml-tokenizer.ts';
+
+/** An element of a small answer, as much of it as a refusal is read from. */
+interface XmlElement {
+  readonly uri: string;
+  readonly local: string;
+  readonly children: XmlElement[];
+  text: string;
+}
+
+/** Bounds on a refusal's XML (it is read whole, at most 1 MiB of it). */
+const MAX_DEPTH = 64;
+const MAX_ELEMENTS = 100_000;
+
+/** The document's root element, built with the tokenizer the harvest reads answers with. */
+function parseXml(body: string): XmlElement {
+  const stack: XmlElement[] = [];
+  let root: XmlElement | undefined;
+  let count = 0;
+  const tokenizer = new XmlTokenizer({
+    open(uri, local) {
+      if (stack.length >= MAX_DEPTH || ++count > MAX_ELEMENTS)
+        throw new XmlSyntaxError('too deep or too large');
+      const element: XmlElement = { uri, local, children: [], text: '' };
+      stack[stack.length - 1]?.children.push(element);
+      root ??= element;
+      stack.push(element);
+      return false;
+    },
+    text(text) {
+      stack[stack.length - 1]!.text += text;
+    },
+    raw() {},
+    close() {
+      stack.pop();
+    },
+  });
+  tokenizer.write(body);
+  tokenizer.close();
+  return root!;
+}
+
+function childElements(element: XmlElement, uri: string, local: string): XmlElement[] {
+  return element.children.filter((c) => c.uri === uri && c.local === local);
+}
 
 export interface UnknownId {
   readonly kind: 'unknown-id';
@@ -142,7 +186,7 @@ export function readRefusal(status: number, contentType: string, body: string): 
   const media = contentType.split(';')[0]!.trim().toLowerCase();
   if (media.endsWith('xml')) {
     try {
-      const { root } = parseXml(body);
+      const root = parseXml(body);
       if ((root.uri === SOAP11_ENVELOPE_NS || root.uri === SOAP12_ENVELOPE_NS) && root.local === 'Envelope') {
         const found = soapFault(root);
         if (found) return found;

@@ -134,6 +134,54 @@ export function connectionError(error: NodeJS.ErrnoException): Error {
   return new WireConnectionError(code, what[code] ?? error.message);
 }
 
+/**
+ * Hands each piece of the body to `each` as it arrives, pausing the stream while a piece's
+ * promise is pending (so a slow consumer holds the sender back); rejects with
+ * WireConnectionError when the body is cut off, or with what `each` threw. Events rather
+ * than async iteration: an answer of a few kilobytes costs no iterator machinery.
+ */
+export function eachChunk(
+  body: IncomingMessage,
+  each: (chunk: Buffer) => void | Promise<void>,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let failed = false;
+    // The last piece's promise: 'end' can come while it is pending, paused or not.
+    let last: Promise<void> = Promise.resolve();
+    const fail = (error: unknown) => {
+      if (failed) return;
+      failed = true;
+      body.destroy();
+      reject(error);
+    };
+    body.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      let pending: void | Promise<void>;
+      try {
+        pending = each(chunk);
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      if (pending) {
+        body.pause();
+        last = pending.then(() => {
+          body.resume();
+        }, fail);
+      }
+    });
+    body.once('end', () => {
+      void last.then(() => {
+        if (!failed) resolve();
+      });
+    });
+    body.once('error', (error: NodeJS.ErrnoException) => fail(connectionError(error)));
+    body.once('close', () => {
+      if (!body.complete) fail(new WireConnectionError('ECONNRESET', 'the answer was cut off'));
+    });
+  });
+}
+
 /** The body as text, at most `limit` bytes of it (the rest is read and dropped, so the connection is kept). */
 export async function readText(answer: WireAnswer, limit = 1024 * 1024): Promise<string> {
   const parts: Buffer[] = [];

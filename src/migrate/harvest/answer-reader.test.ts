@@ -14,6 +14,7 @@ function op(name: OperationName): OperationName {
 
 class MemoryBinary implements BinaryTarget {
   readonly parts: Buffer[] = [];
+  readonly keeps = true;
   ended = false;
   constructor(readonly owner: Readonly<Record<string, unknown>>) {}
   write(bytes: Buffer): void {

@@ -4,19 +4,18 @@
  * every type below it, field by field, so a field added to the contract is read without
  * another edit. What the wire distinguishes is kept: a missing string element is null,
  * an empty one `""`; `xsi:nil="true"` is null; lists keep their order; text keeps its CR
- * (markup-scanner.ts). A binary's bytes go, decoded, to a target the caller opens for
- * each one (`openBinary`), and the field holds that target.
+ * (xml-tokenizer.ts). A binary's bytes go, decoded from base64 as they arrive, to a
+ * target the caller opens for each one (`openBinary`), and the field holds that target.
  *
  * Anything the contract does not describe is an error naming it (AnswerError), so an
  * answer is read whole and exactly or not at all.
  */
-import { SaxesParser, type SaxesTagNS } from 'saxes';
 import type { ChunkedBinary } from '../../contract/infer.ts';
 import { OPERATIONS, type Operation, type OperationName, type ResultOf } from '../../contract/operations.ts';
 import type { ArrayType, ComplexType, Field, ValueType } from '../../contract/schema.ts';
-import { SOAP11_ENVELOPE_NS, XSI_NS } from '../../protocol/namespaces.ts';
+import { SOAP11_ENVELOPE_NS } from '../../protocol/namespaces.ts';
+import { XmlSyntaxError, XmlTokenizer } from '../xml-tokenizer.ts';
 import { Base64Decoder, Base64Error } from './base64-stream.ts';
-import { MarkupError, MarkupScanner } from './markup-scanner.ts';
 
 /**
  * `malformed`: not well-formed XML, or not UTF-8; `envelope`: well-formed, but not a SOAP
@@ -43,6 +42,8 @@ export class AnswerError extends Error {
  * binary read in chunks like any other the contract's records hold.
  */
 export interface BinaryTarget extends ChunkedBinary {
+  /** False when the bytes are not wanted: then they are not even decoded. */
+  readonly keeps: boolean;
   write(bytes: Buffer): void | Promise<void>;
   /** All bytes were written. */
   end(): Promise<void>;
@@ -65,29 +66,19 @@ type ValueFrame = { readonly field: string | undefined } & (
   | { readonly kind: 'nil' }
 );
 
+/** A start tag as the tokenizer reports it. */
+interface Tag {
+  readonly uri: string;
+  readonly local: string;
+  readonly name: string;
+  /** `xsi:nil="true"` (or `"1"`). */
+  readonly nil: boolean;
+}
+
 type Frame =
   | { readonly kind: 'soap'; readonly level: 'envelope' | 'body' | 'response' }
   | { readonly kind: 'skip' }
   | ValueFrame;
-
-/** Local names of the binary fields anywhere below `type`. */
-export function binaryFieldNames(type: ValueType, into = new Set<string>()): Set<string> {
-  if (type.kind === 'array') binaryFieldNames(type.item, into);
-  if (type.kind === 'complex') {
-    for (const f of type.fields) {
-      if (f.type.kind === 'scalar' && f.type.name === 'base64Binary') into.add(f.name);
-      else binaryFieldNames(f.type, into);
-    }
-  }
-  return into;
-}
-
-function isNil(tag: SaxesTagNS): boolean {
-  for (const a of Object.values(tag.attributes)) {
-    if (a.uri === XSI_NS && a.local === 'nil') return a.value.trim() === 'true' || a.value.trim() === '1';
-  }
-  return false;
-}
 
 /** xs:int's lexical form (surrounding whitespace allowed), within its range. */
 function readInt(text: string, where: string): number {
@@ -134,6 +125,18 @@ function missingValue(f: Field, owner: ComplexType): unknown {
   throw new AnswerError('contract', `<${owner.name}> lacks <${f.name}>`);
 }
 
+const FIELDS = new WeakMap<ComplexType, ReadonlyMap<string, Field>>();
+
+/** A complex type's fields by name, made once per type. */
+function fieldsOf(type: ComplexType): ReadonlyMap<string, Field> {
+  let fields = FIELDS.get(type);
+  if (!fields) {
+    fields = new Map(type.fields.map((f) => [f.name, f]));
+    FIELDS.set(type, fields);
+  }
+  return fields;
+}
+
 /** The fields read, in the contract's order; a missing one is null where the contract allows it. */
 function recordOf(type: ComplexType, read: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const record: Record<string, unknown> = {};
@@ -150,8 +153,13 @@ export function operationNamed(name: OperationName): Operation {
 
 export class AnswerReader<N extends OperationName> {
   private readonly operation: Operation;
-  private readonly parser = new SaxesParser({ xmlns: true, position: false });
-  private readonly scanner: MarkupScanner;
+  private readonly parser = new XmlTokenizer({
+    open: (uri, local, qname, nil) => this.open({ uri, local, name: qname, nil }),
+    text: (text) => this.text(text),
+    raw: (text) => this.binary(text),
+    close: () => this.close(),
+  });
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
   private readonly stack: Frame[] = [];
   private result: Record<string, unknown> | undefined;
   private readonly pending: Promise<void>[] = [];
@@ -164,30 +172,23 @@ export class AnswerReader<N extends OperationName> {
     private readonly openBinary: OpenBinary,
   ) {
     this.operation = operationNamed(name);
-    const operation = this.operation;
-    this.parser.on('opentag', (tag) => this.open(tag));
-    this.parser.on('closetag', () => this.close());
-    this.parser.on('text', (text) => this.text(text));
-    this.parser.on('cdata', (text) => this.text(text));
-    this.parser.on('doctype', () => {
-      throw new AnswerError('malformed', 'the answer holds a DOCTYPE');
-    });
-    this.parser.on('error', (error) => {
-      throw new AnswerError('malformed', `not well-formed XML: ${error.message.slice(0, 200)}`);
-    });
-    this.scanner = new MarkupScanner(binaryFieldNames(operation.result), {
-      xml: (text) => this.parser.write(text),
-      inBinary: () => this.stack[this.stack.length - 1]?.kind === 'binary',
-      binary: (bytes) => this.binary(bytes),
-      binaryEnd: () => undefined,
-    });
   }
 
-  /** The next piece of the answer's body. */
-  async push(chunk: Buffer): Promise<void> {
+  /** The next piece of the answer's body; a promise only when a binary's target has to be waited for. */
+  push(chunk: Buffer): void | Promise<void> {
     if (this.failure) throw this.failure;
     try {
-      await this.scanner.push(chunk);
+      let text: string;
+      try {
+        text = this.decoder.decode(chunk, { stream: true });
+      } catch {
+        throw new AnswerError('malformed', 'the answer is not UTF-8');
+      }
+      const waiting = this.parser.write(text);
+      if (waiting)
+        return waiting.catch((error: unknown) => {
+          throw this.fail(error);
+        });
     } catch (error) {
       throw this.fail(error);
     }
@@ -197,7 +198,13 @@ export class AnswerReader<N extends OperationName> {
   async end(): Promise<ResultOf<N>> {
     if (this.failure) throw this.failure;
     try {
-      this.scanner.end();
+      let text: string;
+      try {
+        text = this.decoder.decode();
+      } catch {
+        throw new AnswerError('malformed', 'the answer is not UTF-8');
+      }
+      if (text.length > 0) this.parser.write(text);
       this.parser.close();
     } catch (error) {
       throw this.fail(error);
@@ -212,8 +219,8 @@ export class AnswerReader<N extends OperationName> {
 
   private fail(error: unknown): Error {
     this.failure =
-      error instanceof MarkupError
-        ? new AnswerError('malformed', error.message)
+      error instanceof XmlSyntaxError
+        ? new AnswerError('malformed', `not well-formed XML: ${error.message}`)
         : error instanceof Base64Error
           ? new AnswerError('contract', `a binary is not valid base64: ${error.message}`)
           : error instanceof Error
@@ -222,20 +229,24 @@ export class AnswerReader<N extends OperationName> {
     return this.failure;
   }
 
-  private binary(bytes: Buffer): void | Promise<void> {
+  private binary(bytes: string): void | Promise<void> {
     const top = this.stack[this.stack.length - 1];
     if (top?.kind !== 'binary') throw new Error('binary bytes outside a binary element');
+    if (!top.target.keeps) return;
     const decoded = top.decoder.push(bytes);
     return decoded.length > 0 ? top.target.write(decoded) : undefined;
   }
 
-  private open(tag: SaxesTagNS): void {
+  /** Pushes the element's frame; true when its content is a binary's, for `binary`. */
+  private open(tag: Tag): boolean {
     if (++this.elements > MAX_ELEMENTS) throw new AnswerError('contract', 'the answer has too many elements');
     if (this.stack.length >= MAX_DEPTH) throw new AnswerError('contract', 'the answer nests too deep');
-    this.stack.push(this.child(this.stack[this.stack.length - 1], tag));
+    const frame = this.child(this.stack[this.stack.length - 1], tag);
+    this.stack.push(frame);
+    return frame.kind === 'binary';
   }
 
-  private child(parent: Frame | undefined, tag: SaxesTagNS): Frame {
+  private child(parent: Frame | undefined, tag: Tag): Frame {
     const ns = this.namespace;
     const op = this.operation.name;
     if (parent === undefined) {
@@ -268,7 +279,7 @@ export class AnswerReader<N extends OperationName> {
         }
         throw new AnswerError('envelope', `unexpected <${tag.name}> in the SOAP answer to ${op}`);
       case 'complex': {
-        const f = tag.uri === ns ? parent.type.fields.find((x) => x.name === tag.local) : undefined;
+        const f = tag.uri === ns ? fieldsOf(parent.type).get(tag.local) : undefined;
         if (!f) throw new AnswerError('contract', `unexpected <${tag.name}> in <${parent.type.name}>`);
         if (Object.hasOwn(parent.value, f.name))
           throw new AnswerError('contract', `<${parent.type.name}> holds <${f.name}> twice`);
@@ -277,7 +288,7 @@ export class AnswerReader<N extends OperationName> {
       case 'array':
         // ASMX writes a null item as nil; scoop's records cannot hold one, so no answer of it is read.
         if (tag.uri === ns && tag.local === parent.type.itemName) {
-          if (isNil(tag)) throw new AnswerError('contract', `a nil <${tag.local}> in a list`);
+          if (tag.nil) throw new AnswerError('contract', `a nil <${tag.local}> in a list`);
           return this.valueFrame(parent.type.item, tag);
         }
         throw new AnswerError('contract', `unexpected <${tag.name}> in a list of <${parent.type.itemName}>`);
@@ -288,9 +299,9 @@ export class AnswerReader<N extends OperationName> {
     }
   }
 
-  private valueFrame(type: ValueType, tag: SaxesTagNS, f?: Field, owner?: Record<string, unknown>): Frame {
+  private valueFrame(type: ValueType, tag: Tag, f?: Field, owner?: Record<string, unknown>): Frame {
     const field = f?.name;
-    if (isNil(tag)) return { kind: 'nil', field };
+    if (tag.nil) return { kind: 'nil', field };
     switch (type.kind) {
       case 'complex':
         return { kind: 'complex', type, value: {}, field };
@@ -312,8 +323,7 @@ export class AnswerReader<N extends OperationName> {
         throw new AnswerError('contract', 'a text longer than 64 MiB');
       top.text += text;
     } else if (top?.kind === 'binary') {
-      // Not diverted by the scanner (it always is); decode it all the same.
-      void this.binary(Buffer.from(text, 'latin1'));
+      throw new AnswerError('contract', 'a binary element holds markup besides its text');
     } else if (top?.kind !== 'skip' && top !== undefined && /[^ \t\r\n]/.test(text)) {
       throw new AnswerError('contract', 'text where the contract has elements');
     }
@@ -341,7 +351,7 @@ export class AnswerReader<N extends OperationName> {
       case 'array':
         return frame.items;
       case 'binary':
-        frame.decoder.end();
+        if (frame.target.keeps) frame.decoder.end();
         this.pending.push(frame.target.end());
         return frame.target;
       case 'complex':

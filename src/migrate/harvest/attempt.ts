@@ -16,7 +16,7 @@ import type { IncomingMessage } from 'node:http';
 import type { OperationName, ResultOf } from '../../contract/operations.ts';
 import { encodeRequest } from '../../protocol/client-request.ts';
 import { describeRefusal, readRefusal } from '../refusal.ts';
-import { connectionError, readText, type WireClient, WireConnectionError } from '../wire-client.ts';
+import { eachChunk, readText, type WireClient, WireConnectionError } from '../wire-client.ts';
 import { AnswerError, AnswerReader, type OpenBinary, operationNamed } from './answer-reader.ts';
 import { retryAfterMs } from './pacer.ts';
 import type { Job } from './plan.ts';
@@ -123,17 +123,15 @@ async function read<N extends OperationName>(
   const reader = new AnswerReader(name, context.namespace, openBinary);
   try {
     try {
-      for await (const chunk of body) {
+      await eachChunk(body, (chunk) => {
         context.received(chunk.length);
-        await reader.push(chunk);
-      }
+        return reader.push(chunk);
+      });
     } catch (error) {
-      if (error instanceof AnswerError) throw error;
       // The body stopped coming: cut off, reset, timed out.
-      const cut = connectionError(error as NodeJS.ErrnoException);
-      if (cut instanceof WireConnectionError)
-        return { kind: 'retry', reason: cut.message, waitMs: undefined };
-      throw cut;
+      if (error instanceof WireConnectionError)
+        return { kind: 'retry', reason: error.message, waitMs: undefined };
+      throw error;
     }
     return { kind: 'answer', result: await reader.end() };
   } catch (error) {

@@ -20,9 +20,9 @@ export class Base64Decoder {
   private carry = '';
   private padded = false;
 
-  /** The bytes the characters in `chunk` complete (latin1 bytes: base64 is ASCII). */
-  push(chunk: Uint8Array): Buffer {
-    let text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
+  /** The bytes the characters in `chunk` complete. */
+  push(chunk: string): Buffer {
+    let text = chunk;
     if (WHITESPACE.test(text)) text = text.replace(WHITESPACE_ALL, '');
     if (text.length === 0) return EMPTY;
     if (!ALPHABET.test(text)) throw new Base64Error('a character outside the base64 alphabet');

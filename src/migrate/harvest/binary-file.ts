@@ -23,18 +23,22 @@ export class BinaryFile implements BinaryTarget {
   private handle: Promise<FileHandle> | undefined;
   private closed = false;
 
+  get keeps(): boolean {
+    return this.temporary !== undefined;
+  }
+
   constructor(folder: string | undefined) {
     this.temporary =
       folder === undefined ? undefined : path.join(folder, `.part-${randomBytes(8).toString('hex')}`);
   }
 
-  async write(bytes: Buffer): Promise<void> {
+  write(bytes: Buffer): Promise<void> {
     if (this.head.length < HEAD_BYTES)
       this.head = Buffer.concat([this.head, bytes.subarray(0, HEAD_BYTES - this.head.length)]);
     this.size += bytes.length;
-    if (this.temporary === undefined) return;
-    const handle = await this.opened();
-    await handle.write(bytes);
+    return this.opened().then(async (handle) => {
+      await handle.write(bytes);
+    });
   }
 
   async end(): Promise<void> {

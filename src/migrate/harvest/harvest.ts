@@ -347,6 +347,16 @@ class Run {
     return this.checkpointing;
   }
 
+  private shownAt = 0;
+
+  /** At most every 100 ms: a snapshot sums the counts, and the displays redraw less often still. */
+  private showProgress(): void {
+    const now = performance.now();
+    if (now - this.shownAt < 100) return;
+    this.shownAt = now;
+    this.options.display.show(this.snapshot());
+  }
+
   private snapshot(): ProgressSnapshot {
     const counts = this.journal?.counts;
     const sum = (pick: (c: Counts[keyof Counts]) => number) =>
@@ -399,7 +409,7 @@ class Run {
           if (done) this.positions.done(item.position);
           else this.positions.failed(item.position);
           this.doneThisRun++;
-          this.options.display.show(this.snapshot());
+          this.showProgress();
         } catch (error) {
           this.positions.failed(item.position);
           if (error instanceof Stop) {

@@ -11,10 +11,13 @@
  *
  * Per record, only its key is held in memory (which records the bundle has: what the
  * bundle needs anyway); an id that is unknown or done costs nothing once the position
- * passes it. Lines are written with writeSync in the order the harvest makes them (an
- * attachment's before the article that lists it), so a kill leaves at most a last line cut
- * short, which resuming drops. The record files are flushed to disk before each
- * checkpoint that moves the position past them.
+ * passes it. Lines are gathered in memory and written out in the order of RECORD_KINDS
+ * (areas and attachments before the articles that list them, newsletters before the
+ * subscriptions), at the latest at each checkpoint, then flushed to disk before the
+ * checkpoint moves the position past them. So a kill loses at most lines whose jobs the
+ * position had not passed (they are asked again), and leaves at most a last line cut
+ * short, which resuming drops; an article's line is never on disk without those of its
+ * attachments.
  */
 import { closeSync, fsync, openSync, writeSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, truncate, writeFile } from 'node:fs/promises';
@@ -23,6 +26,8 @@ import { emailKey, RECORD_KINDS, type RecordKind } from '../../contract/document
 import { BINARY_FOLDERS, type BundleJson } from './records.ts';
 
 export const JOURNAL_FOLDER = '.harvest';
+/** Lines gathered before they are written (besides at each checkpoint). */
+const WRITE_BATCH = 256 * 1024;
 const STATE_FORMAT = 'scoop-harvest-state/1';
 
 /** Per record kind, what the harvest did. */
@@ -97,6 +102,8 @@ export function isJournal(folder: string): Promise<boolean> {
 export class Journal {
   private readonly keys = new Map<RecordKind, Set<RecordKey>>();
   private readonly fds = new Map<RecordKind, number>();
+  private readonly buffered = new Map<RecordKind, string[]>();
+  private bufferedBytes = 0;
   private constructor(
     readonly folder: string,
     private state: State,
@@ -193,12 +200,28 @@ export class Journal {
     const key = keyOf(kind, record);
     const keys = this.keys.get(kind)!;
     if (keys.has(key)) throw new Error(`${kind} ${key} is in the bundle already`);
-    writeSync(this.fds.get(kind)!, `${JSON.stringify(record)}\n`);
+    const line = `${JSON.stringify(record)}\n`;
+    const lines = this.buffered.get(kind);
+    if (lines) lines.push(line);
+    else this.buffered.set(kind, [line]);
+    this.bufferedBytes += line.length;
     keys.add(key);
+    if (this.bufferedBytes > WRITE_BATCH) this.write();
+  }
+
+  /** Writes the gathered lines, kind by kind in RECORD_KINDS order. */
+  private write(): void {
+    for (const kind of RECORD_KINDS) {
+      const lines = this.buffered.get(kind);
+      if (lines && lines.length > 0) writeSync(this.fds.get(kind)!, lines.join(''));
+    }
+    this.buffered.clear();
+    this.bufferedBytes = 0;
   }
 
   /** Records every job before `position` as done, once the records so far are on disk. */
   async checkpoint(position: number): Promise<void> {
+    this.write();
     // Asynchronous: an fsync can take tens of milliseconds, which would stall every request in flight.
     await Promise.all([...this.fds.values()].map((fd) => new Promise((resolve) => fsync(fd, resolve))));
     this.state = { ...this.state, position };
@@ -219,6 +242,7 @@ export class Journal {
 
   /** Closes the record files (again is harmless). */
   close(): void {
+    if (this.fds.size > 0) this.write();
     for (const fd of this.fds.values()) closeSync(fd);
     this.fds.clear();
   }
