@@ -93,6 +93,19 @@ describe('mistakes in the options', () => {
     });
   }
 
+  test('the token from SCOOP_HARVEST_TOKEN', async () => {
+    const out = path.join(s.dir(), 'bundle');
+    const run = await runScoop(['harvest', '--from', fixture.server.url, '--out', out, '--artikel', '100'], {
+      env: { SCOOP_HARVEST_TOKEN: REFERENCE_TOKEN },
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const bad = await runScoop(['harvest', '--from', fixture.server.url, '--out', out, '--artikel', '100'], {
+      env: { SCOOP_HARVEST_TOKEN: 'secret' },
+    });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^scoop harvest: SCOOP_HARVEST_TOKEN must be a GUID/);
+  });
+
   test('nothing to harvest', async () => {
     const run = await runScoop(['harvest', '--from', fixture.server.url, '--out', path.join(s.dir(), 'b')]);
     assert.equal(run.code, 2);

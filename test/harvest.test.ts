@@ -389,6 +389,33 @@ describe('politeness', () => {
   });
 });
 
+describe('the URL', () => {
+  test('a user and password in --from are sent as Basic authentication and shown nowhere', async () => {
+    const src = await source();
+    const folder = out();
+    const url = new URL(src.url);
+    url.username = 'harvester';
+    url.password = 'se cret';
+    await runHarvest({ from: url.href, out: folder, ranges: { bereiche: '1' } });
+    assert.equal(
+      src.requests[0]!.headers.authorization,
+      `Basic ${Buffer.from('harvester:se cret').toString('base64')}`,
+    );
+    const harvestJson = readFileSync(path.join(folder, 'harvest.json'), 'utf8');
+    assert.ok(!harvestJson.includes('cret') && !harvestJson.includes('harvester'), harvestJson);
+  });
+
+  test('a base URL with a path prefixes every request', async () => {
+    const src = await source();
+    await stopped(
+      runHarvest({ from: `${src.url}/app/`, out: out(), ranges: { bereiche: '1' } }),
+      2,
+      /\/app\/scoop\/api\/v6\/public\.asmx is not an endpoint of this service: it answered HTTP 404/,
+    );
+    assert.equal(src.requests[0]!.path, '/app/scoop/api/v6/public.asmx');
+  });
+});
+
 describe('what the bundle cannot hold', () => {
   test('is left out or warned about, naming the request; the bundle still imports', async () => {
     const src = await source((r) => {

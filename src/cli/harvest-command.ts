@@ -24,7 +24,8 @@ Options:
                      (its endpoints are BASE_URL/scoop/api/v6/public.asmx, …)
   --out DIR          the bundle folder: new, empty, or an earlier harvest's (replaced)
   --token GUID       the wsAuthHeader token scoop.asmx operations need (articles,
-                     city-app areas, newsletters, subscriptions)
+                     city-app areas, newsletters, subscriptions); or SCOOP_HARVEST_TOKEN,
+                     which, unlike an argument, no other user sees in the process list
   --namespace NS     the service's XML namespace (default ${DEFAULT_NAMESPACE})
   --artikel IDS      articles (getArtikelDetails; brings their areas, city-app areas
                      and attachments along)
@@ -77,7 +78,8 @@ function positiveNumber(
   return value;
 }
 
-const OPTIONS = {
+/** The options `scoop harvest` takes (docs/migration.md's units are checked against them). */
+export const HARVEST_OPTIONS = {
   from: { type: 'string' },
   out: { type: 'string' },
   token: { type: 'string' },
@@ -91,7 +93,7 @@ const OPTIONS = {
 } as const;
 
 export async function harvestCommand(args: string[]): Promise<number> {
-  const parsed = parseCommand(args, OPTIONS, HELP);
+  const parsed = parseCommand(args, HARVEST_OPTIONS, HELP);
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   if (positionals.length > 0)
@@ -107,9 +109,12 @@ export async function harvestCommand(args: string[]): Promise<number> {
     if (error instanceof BaseUrlError) throw new UsageError(`--from: ${error.message}`);
     throw error;
   }
-  const token = stringOption(values, 'token');
+  const fromEnvironment = process.env.SCOOP_HARVEST_TOKEN?.trim() || undefined;
+  const token = stringOption(values, 'token') ?? fromEnvironment;
   if (token !== undefined && !GUID.test(token))
-    throw new UsageError('--token must be a GUID such as 11111111-2222-3333-4444-555555555555');
+    throw new UsageError(
+      `${stringOption(values, 'token') === undefined ? 'SCOOP_HARVEST_TOKEN' : '--token'} must be a GUID such as 11111111-2222-3333-4444-555555555555`,
+    );
   const namespace = stringOption(values, 'namespace') ?? DEFAULT_NAMESPACE;
   try {
     new URL(namespace);

@@ -126,19 +126,23 @@ export function applyArtikel(
   details: ArtikelDetails,
   files: readonly BinaryFile[],
 ): Promise<boolean> {
+  // What the bundle has already (most articles share their areas and attachments) is not made again.
+  const { journal } = context;
   return take(context, 'artikel', label, files, () => [
-    ...details.bereiche.map((b) => ({ kind: 'bereiche' as const, carried: bereichRecord(b), yielded: true })),
-    ...details.cityAppBereiche.map((b) => ({
-      kind: 'cityAppBereiche' as const,
-      carried: cityAppBereichRecord(b),
-      yielded: true,
-    })),
-    ...details.anhaenge.map((a) => ({
-      kind: 'anhaenge' as const,
-      carried: anhangRecord(a),
-      binary: { kind: 'anhaenge' as const, id: a.anhangID, file: fileOf(a.data) },
-      yielded: true,
-    })),
+    ...details.bereiche
+      .filter((b) => !journal.has('bereiche', b.bereichID))
+      .map((b) => ({ kind: 'bereiche' as const, carried: bereichRecord(b), yielded: true })),
+    ...details.cityAppBereiche
+      .filter((b) => !journal.has('cityAppBereiche', b.cityAppBereichID))
+      .map((b) => ({ kind: 'cityAppBereiche' as const, carried: cityAppBereichRecord(b), yielded: true })),
+    ...details.anhaenge
+      .filter((a) => !journal.has('anhaenge', a.anhangID))
+      .map((a) => ({
+        kind: 'anhaenge' as const,
+        carried: anhangRecord(a),
+        binary: { kind: 'anhaenge' as const, id: a.anhangID, file: fileOf(a.data) },
+        yielded: true,
+      })),
     { kind: 'artikel', carried: artikelRecord(artikelID, details), yielded: false },
   ]);
 }

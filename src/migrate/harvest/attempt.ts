@@ -83,6 +83,13 @@ export async function attempt<N extends OperationName>(
   context.received(Buffer.byteLength(text));
   const refusal = readRefusal(answer.status, contentType ?? '', text);
   const waitMs = retryAfterMs(answer.headers['retry-after']);
+  // A SOAP endpoint answers its faults with 500: a 404 or 405 says the path is not one, whatever its body.
+  if ((answer.status === 404 || answer.status === 405) && refusal.kind !== 'unknown-id')
+    return {
+      kind: 'stop',
+      reason: `${context.client.urlOf(request.path)} is not an endpoint of this service: it answered ${refusal.kind === 'other' ? '' : `HTTP ${answer.status}, `}${describeRefusal(refusal)}`,
+      hint: 'endpoint',
+    };
   switch (refusal.kind) {
     case 'unknown-id': {
       const parameter = operation.params[0]?.name;
