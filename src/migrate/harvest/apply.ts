@@ -7,6 +7,7 @@
 import { rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecordKind } from '../../contract/documents.ts';
+import type { OperationName, ResultOf } from '../../contract/operations.ts';
 import type {
   Anhang,
   ArtikelDetails,
@@ -17,6 +18,7 @@ import type {
 } from '../../contract/types.ts';
 import { BinaryFile } from './binary-file.ts';
 import { type Journal, keyOf } from './journal.ts';
+import type { Job } from './plan.ts';
 import {
   abonnementRecord,
   anhangRecord,
@@ -232,4 +234,37 @@ export function applyAbonnement(
     })),
     { kind: 'abonnements', carried: abonnementRecord(email, newsletterIDs), yielded: false },
   ]);
+}
+
+/** The records of an answer to `job`, whatever its operation. */
+export function applyAnswer(
+  context: ApplyContext,
+  job: Job,
+  result: ResultOf<OperationName>,
+  files: readonly BinaryFile[],
+): Promise<boolean> {
+  const label = job.label;
+  if ('artikelDetails' in result && job.id !== undefined)
+    return applyArtikel(context, label, job.id, result.artikelDetails, files);
+  if ('bereich' in result) return applyBereich(context, label, result.bereich);
+  if ('cityAppBereich' in result) return applyCityAppBereich(context, label, result.cityAppBereich);
+  if ('anhang' in result) return applyAnhang(context, label, result.anhang, files);
+  if ('bild' in result) return applyBild(context, label, result.bild, files);
+  if ('newsletter' in result) {
+    const list = result.newsletter;
+    if (job.operation === 'getNewsletter') return applyNewsletters(context, label, list.filter(isNewsletter));
+    const email = job.args.email;
+    const ids = list.filter((n): n is number => typeof n === 'number');
+    if (typeof email === 'string' && ids.length === 0) {
+      // The wire cannot tell an address with no subscription from an unknown one.
+      context.journal.counts.abonnements.unknown++;
+      return Promise.resolve(false);
+    }
+    if (typeof email === 'string') return applyAbonnement(context, label, email, ids);
+  }
+  throw new Error(`no records taken from the answer to ${job.operation}`);
+}
+
+function isNewsletter(value: unknown): value is Newsletter {
+  return typeof value === 'object' && value !== null && 'newsletterID' in value;
 }
