@@ -7,9 +7,8 @@
  * have the bytes it sent.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -17,6 +16,7 @@ import { after, before, test } from 'node:test';
 import { scratch } from './support/bundles.ts';
 import { NAMESPACE } from './support/harvest.ts';
 import { soapFault } from './support/harvest-source.ts';
+import { scoopPeakRss } from './support/peak-rss.ts';
 
 const MB = 1024 * 1024;
 const LARGE = 200 * MB + 7; // not a multiple of a piece
@@ -73,41 +73,11 @@ after(() => {
   server.close();
 });
 
-function peakRss(pid: number): number | undefined {
-  try {
-    const kb = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb === undefined ? undefined : Number(kb) * 1024;
-  } catch {
-    return undefined;
-  }
-}
-
 /** `scoop harvest --anhaenge <id>` in a process of its own; resolves with its peak RSS and the bundle folder. */
-function harvestPeak(id: number): Promise<{ peak: number; out: string }> {
+async function harvestPeak(id: number): Promise<{ peak: number; out: string }> {
   const out = path.join(s.dir(), 'bundle');
-  const child = spawn(
-    process.execPath,
-    ['bin/scoop.js', 'harvest', '--from', url, '--out', out, '--anhaenge', String(id)],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let peak = 0;
-  const sample = () => {
-    peak = Math.max(peak, peakRss(child.pid!) ?? 0);
-  };
-  const sampler = setInterval(sample, 10);
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (text: string) => {
-    stderr += text;
-  });
-  return new Promise((resolve, reject) => {
-    child.stderr.once('end', sample);
-    child.once('exit', (code) => {
-      clearInterval(sampler);
-      if (code !== 0) reject(new Error(`harvest exited ${code}: ${stderr}`));
-      else if (peak === 0) reject(new Error(`no VmHWM read from /proc/${child.pid}/status`));
-      else resolve({ peak, out });
-    });
-  });
+  const peak = await scoopPeakRss(['harvest', '--from', url, '--out', out, '--anhaenge', String(id)]);
+  return { peak, out };
 }
 
 test(`harvesting a ${LARGE >> 20} MB attachment keeps the harvest's memory far below its size`, async (t) => {
@@ -124,7 +94,6 @@ test(`harvesting a ${LARGE >> 20} MB attachment keeps the harvest's memory far b
 
   const file = path.join(large.out, 'files/anhaenge/1');
   const hash = createHash('sha256');
-  const { createReadStream } = await import('node:fs');
   for await (const chunk of createReadStream(file)) hash.update(chunk);
   assert.equal(hash.digest('hex'), sha256Of(LARGE), 'the bytes sent');
   const bundle = JSON.parse(readFileSync(path.join(large.out, 'bundle.json'), 'utf8'));

@@ -59,18 +59,20 @@ function binaryOf(value: Anhang | Bild, warnings: string[]): BinaryFile | undefi
   return undefined;
 }
 
-function sizeWarning(wireSize: number, file: BinaryFile | undefined, warnings: string[]): void {
+/** A record's harvested file, and what scoop will answer differently about it. */
+function binaryOfRecord(value: Anhang | Bild): { file: BinaryFile | undefined; warnings: string[] } {
+  const warnings: string[] = [];
+  const file = binaryOf(value, warnings);
   const bytes = file?.size ?? 0;
-  if (wireSize !== bytes)
+  if (value.size !== bytes)
     warnings.push(
-      `<size> says ${wireSize} but <data> holds ${bytes} bytes; scoop answers <size>${bytes}</size>`,
+      `<size> says ${value.size} but <data> holds ${bytes} bytes; scoop answers <size>${bytes}</size>`,
     );
+  return { file, warnings };
 }
 
 export function anhangRecord(value: Anhang): Carried & { readonly file: BinaryFile | undefined } {
-  const warnings: string[] = [];
-  const file = binaryOf(value, warnings);
-  sizeWarning(value.size, file, warnings);
+  const { file, warnings } = binaryOfRecord(value);
   const record = {
     anhangID: value.anhangID,
     file: binaryPath('anhaenge', value.anhangID),
@@ -87,9 +89,7 @@ export function anhangRecord(value: Anhang): Carried & { readonly file: BinaryFi
 }
 
 export function bildRecord(value: Bild): Carried & { readonly file: BinaryFile | undefined } {
-  const warnings: string[] = [];
-  const file = binaryOf(value, warnings);
-  sizeWarning(value.size, file, warnings);
+  const { file, warnings } = binaryOfRecord(value);
   const record = {
     bildID: value.bildID,
     file: binaryPath('bilder', value.bildID),
