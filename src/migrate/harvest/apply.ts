@@ -69,8 +69,11 @@ async function commit(
 ): Promise<void> {
   const { journal } = context;
   const taken = new Set<BinaryFile>();
-  for (const entry of entries) {
-    if (journal.has(entry.kind, keyOf(entry.kind, entry.carried.record))) continue;
+  // Claimed before the first await: another answer's commit may run while this one renames.
+  const mine = entries.filter((entry) =>
+    journal.reserve(entry.kind, keyOf(entry.kind, entry.carried.record)),
+  );
+  for (const entry of mine) {
     if (entry.binary) {
       const target = path.join(journal.folder, binaryPath(entry.binary.kind, entry.binary.id));
       const file = entry.binary.file;
@@ -80,7 +83,7 @@ async function commit(
       } else await writeFile(target, new Uint8Array(0));
       journal.counts[entry.kind].bytes += file?.size ?? 0;
     }
-    journal.add(entry.kind, entry.carried.record);
+    journal.append(entry.kind, entry.carried.record);
     journal.counts[entry.kind].records++;
     if (entry.yielded) journal.counts[entry.kind].yielded++;
     for (const warning of entry.carried.warnings)

@@ -195,17 +195,32 @@ export class Journal {
     return this.keys.get(kind)!.has(key);
   }
 
-  /** Appends a record; its key must be new. */
+  /**
+   * Claims a key for a record about to be appended: false when the bundle has it (or
+   * another answer claimed it) already. Claimed at once, before the record's binary is
+   * renamed into place, so that two answers bringing the same record cannot both take it.
+   */
+  reserve(kind: RecordKind, key: RecordKey): boolean {
+    const keys = this.keys.get(kind)!;
+    if (keys.has(key)) return false;
+    keys.add(key);
+    return true;
+  }
+
+  /** Appends a record whose key is new. */
   add(kind: RecordKind, record: BundleJson): void {
     const key = keyOf(kind, record);
-    const keys = this.keys.get(kind)!;
-    if (keys.has(key)) throw new Error(`${kind} ${key} is in the bundle already`);
+    if (!this.reserve(kind, key)) throw new Error(`${kind} ${key} is in the bundle already`);
+    this.append(kind, record);
+  }
+
+  /** Appends a record whose key `reserve` claimed. */
+  append(kind: RecordKind, record: BundleJson): void {
     const line = `${JSON.stringify(record)}\n`;
     const lines = this.buffered.get(kind);
     if (lines) lines.push(line);
     else this.buffered.set(kind, [line]);
     this.bufferedBytes += line.length;
-    keys.add(key);
     if (this.bufferedBytes > WRITE_BATCH) this.write();
   }
 
