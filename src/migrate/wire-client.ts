@@ -1,13 +1,12 @@
 /**
  * Sends a ClientRequest (protocol/client-request.ts) to a running service — scoop or the
- * original — over HTTP or HTTPS with keep-alive connections, and hands back the status,
- * the headers and the body as a stream, so an answer of any size can be read piece by
- * piece. No retries and no pacing here: the tools that use it decide those
+ * original — over HTTP or HTTPS with keep-alive connections (http1.ts), and hands back the
+ * status, the headers and the body as it arrives, so an answer of any size can be read
+ * piece by piece. No retries and no pacing here: the tools that use it decide those
  * (migrate/harvest/pacer.ts).
  */
-import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import https from 'node:https';
 import type { ClientRequest } from '../protocol/client-request.ts';
+import { type Http1Body, Http1Error, Http1Pool } from './http1.ts';
 
 /** The request never got an answer: refused, reset, timed out, a name that does not resolve. */
 export class WireConnectionError extends Error {
@@ -26,9 +25,10 @@ export class BaseUrlError extends Error {
 
 export interface WireAnswer {
   readonly status: number;
-  readonly headers: IncomingHttpHeaders;
-  /** The body as it arrives; read it to the end or destroy it, so the connection is freed. */
-  readonly body: IncomingMessage;
+  /** Names in lower case. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The body as it arrives; read it to the end (eachChunk, readText) or discard it. */
+  readonly body: Http1Body;
 }
 
 export interface WireClientOptions {
@@ -37,7 +37,6 @@ export interface WireClientOptions {
   /** A connection silent this long (waiting for the head or inside the body) fails the request (default 60 s). */
   readonly idleTimeoutMs?: number;
 }
-
 /** An absolute http: or https: URL without query or fragment; the path, if any, prefixes every request's. */
 export function parseBaseUrl(text: string): URL {
   let url: URL;
@@ -64,15 +63,33 @@ export function displayUrl(url: URL): string {
 export class WireClient {
   private readonly base: URL;
   private readonly prefix: string;
-  private readonly agent: http.Agent;
-  private readonly idleTimeoutMs: number;
+  private pool: Http1Pool;
+  private readonly fixedHeaders: Readonly<Record<string, string>>;
 
-  constructor(base: URL, options: WireClientOptions = {}) {
+  constructor(
+    base: URL,
+    private readonly options: WireClientOptions = {},
+  ) {
     this.base = base;
     this.prefix = base.pathname.replace(/\/+$/, '');
-    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 8 };
-    this.agent = base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
-    this.idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+    const headers: Record<string, string> = { host: base.host };
+    if (base.username) {
+      const credentials = `${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`;
+      headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
+    }
+    this.fixedHeaders = headers;
+    this.pool = this.newPool();
+  }
+
+  private newPool(): Http1Pool {
+    const https = this.base.protocol === 'https:';
+    return new Http1Pool({
+      host: this.base.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(this.base.port || (https ? 443 : 80)),
+      tls: https,
+      maxSockets: this.options.maxSockets ?? 8,
+      idleTimeoutMs: this.options.idleTimeoutMs ?? 60_000,
+    });
   }
 
   /** The full URL of a request's path (for messages). */
@@ -80,47 +97,41 @@ export class WireClient {
     return `${displayUrl(this.base)}${path}`;
   }
 
-  send(request: ClientRequest, signal?: AbortSignal): Promise<WireAnswer> {
+  async send(request: ClientRequest): Promise<WireAnswer> {
     const body = request.method === 'POST' ? Buffer.from(request.body, 'utf8') : undefined;
-    const headers: Record<string, string> = { ...request.headers };
+    const headers: Record<string, string> = { ...this.fixedHeaders, ...request.headers };
     if (body) headers['content-length'] = String(body.length);
-    const send = this.base.protocol === 'https:' ? https.request : http.request;
-    return new Promise((resolve, reject) => {
-      const req = send(
-        {
-          protocol: this.base.protocol,
-          hostname: this.base.hostname,
-          port: this.base.port,
-          method: request.method,
-          path: `${this.prefix}${request.path}`,
-          headers,
-          agent: this.agent,
-          ...(this.base.username
-            ? { auth: `${decodeURIComponent(this.base.username)}:${decodeURIComponent(this.base.password)}` }
-            : {}),
-          ...(signal ? { signal } : {}),
-        },
-        (response) => {
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: response });
-        },
-      );
-      req.setTimeout(this.idleTimeoutMs, () => {
-        req.destroy(new WireConnectionError('ETIMEDOUT', `no answer within ${this.idleTimeoutMs / 1000} s`));
+    try {
+      return await this.pool.request({
+        method: request.method,
+        path: `${this.prefix}${request.path}`,
+        headers,
+        body,
       });
-      req.on('error', (error: NodeJS.ErrnoException) => reject(connectionError(error)));
-      req.end(body);
-    });
+    } catch (error) {
+      throw connectionError(error as NodeJS.ErrnoException);
+    }
+  }
+
+  /**
+   * Ends every request in flight and waiting (each fails as an aborted connection);
+   * requests sent later get new connections.
+   */
+  abortAll(): void {
+    const old = this.pool;
+    this.pool = this.newPool();
+    old.destroy(new WireConnectionError('ECONNABORTED', 'stopped'));
   }
 
   close(): void {
-    this.agent.destroy();
+    this.pool.destroy(new WireConnectionError('ECONNABORTED', 'the client was closed'));
   }
 }
 
 /** Node's errors as WireConnectionError, with what an operator can act on. */
 export function connectionError(error: NodeJS.ErrnoException): Error {
-  if (error instanceof WireConnectionError || error.name === 'AbortError') return error;
-  const code = error.code ?? 'ERROR';
+  if (error instanceof WireConnectionError) return error;
+  const code = (error instanceof Http1Error ? error.code : error.code) ?? 'ERROR';
   const what: Record<string, string> = {
     ECONNREFUSED: 'the connection was refused',
     ECONNRESET: 'the connection was reset',
@@ -135,65 +146,30 @@ export function connectionError(error: NodeJS.ErrnoException): Error {
 }
 
 /**
- * Hands each piece of the body to `each` as it arrives, pausing the stream while a piece's
- * promise is pending (so a slow consumer holds the sender back); rejects with
- * WireConnectionError when the body is cut off, or with what `each` threw. Events rather
- * than async iteration: an answer of a few kilobytes costs no iterator machinery.
+ * Hands each piece of the body to `each` as it arrives, waiting for a promise it returns
+ * (so a slow consumer holds the sender back); rejects with WireConnectionError when the
+ * body is cut off, or with what `each` threw.
  */
-export function eachChunk(
-  body: IncomingMessage,
+export async function eachChunk(
+  body: Http1Body,
   each: (chunk: Buffer) => void | Promise<void>,
 ): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let failed = false;
-    // The last piece's promise: 'end' can come while it is pending, paused or not.
-    let last: Promise<void> = Promise.resolve();
-    const fail = (error: unknown) => {
-      if (failed) return;
-      failed = true;
-      body.destroy();
-      reject(error);
-    };
-    body.on('data', (chunk: Buffer) => {
-      if (failed) return;
-      let pending: void | Promise<void>;
-      try {
-        pending = each(chunk);
-      } catch (error) {
-        fail(error);
-        return;
-      }
-      if (pending) {
-        body.pause();
-        last = pending.then(() => {
-          body.resume();
-        }, fail);
-      }
-    });
-    body.once('end', () => {
-      void last.then(() => {
-        if (!failed) resolve();
-      });
-    });
-    body.once('error', (error: NodeJS.ErrnoException) => fail(connectionError(error)));
-    body.once('close', () => {
-      if (!body.complete) fail(new WireConnectionError('ECONNRESET', 'the answer was cut off'));
-    });
-  });
+  try {
+    await body.read(each);
+  } catch (error) {
+    // The connection's errors are Http1Error; anything else is what `each` threw.
+    if (error instanceof Http1Error) throw connectionError(error);
+    throw error;
+  }
 }
 
 /** The body as text, at most `limit` bytes of it (the rest is read and dropped, so the connection is kept). */
 export async function readText(answer: WireAnswer, limit = 1024 * 1024): Promise<string> {
   const parts: Buffer[] = [];
   let size = 0;
-  try {
-    for await (const chunk of answer.body) {
-      const piece: Buffer = chunk;
-      if (size < limit) parts.push(piece.subarray(0, limit - size));
-      size += piece.length;
-    }
-  } catch (error) {
-    throw connectionError(error as NodeJS.ErrnoException);
-  }
+  await eachChunk(answer.body, (piece) => {
+    if (size < limit) parts.push(piece.subarray(0, limit - size));
+    size += piece.length;
+  });
   return Buffer.concat(parts).toString('utf8');
 }

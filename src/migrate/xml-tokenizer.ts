@@ -49,7 +49,7 @@ const NAME = new RegExp(`^[${NAME_START}][${NAME_CHAR}]*$`);
 /** A start tag's name, then its attributes (each `S name S? = S? "value"`), then S? and `/`? */
 const SIMPLE_TAG = new RegExp(`^<([${NAME_START}][${NAME_CHAR}]*)(/?)>$`);
 /** The same for the ASCII names answers use, much cheaper to match. */
-const ASCII_TAG = /^<([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)(\/?)>$/;
+const ASCII_TAG = /<([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)(\/?)>/y;
 /** XML 1.0 §2.8 XMLDecl. */
 const XML_DECLARATION =
   /^<\?xml\s+version\s*=\s*(["'])1\.[0-9]+\1(?:\s+encoding\s*=\s*(["'])[A-Za-z][A-Za-z0-9._-]*\2)?(?:\s+standalone\s*=\s*(["'])(?:yes|no)\3)?\s*\?>$/;
@@ -60,6 +60,7 @@ const TAG_END = /\s*(\/?)>$/y;
 const FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
 /** A reference, or (matched last, with no group) an `&` that starts none. */
 const REFERENCE = /&(?:(lt|gt|amp|quot|apos)|#([0-9]+)|#x([0-9a-fA-F]+));|&/g;
+const NO_ATTRIBUTES: ReadonlyArray<readonly [string, string]> = [];
 const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
 /** XML 1.0 §2.2 Char. */
@@ -234,7 +235,7 @@ export class XmlTokenizer {
     const gt = this.tagEnd(text, lt);
     if (gt < 0) return -1;
     if (second === '/') this.endTag(text, lt, gt);
-    else this.startTag(text.slice(lt, gt + 1));
+    else this.startTag(text, lt, gt);
     this.started = true;
     return gt + 1;
   }
@@ -276,12 +277,20 @@ export class XmlTokenizer {
     this.handler.close();
   }
 
-  private startTag(tag: string): void {
+  private startTag(text: string, lt: number, gt: number): void {
     if (this.rootClosed) fail('a second root element');
+    // Most tags of an answer are a plain ASCII name: matched where they stand, no copy made.
+    ASCII_TAG.lastIndex = lt;
+    const plain = ASCII_TAG.exec(text);
+    if (plain && ASCII_TAG.lastIndex === gt + 1) {
+      this.element(plain[1]!, plain[2] === '/', NO_ATTRIBUTES);
+      return;
+    }
+    const tag = text.slice(lt, gt + 1);
     let qname: string;
     let empty: boolean;
     const attributes: Array<[string, string]> = [];
-    const simple = ASCII_TAG.exec(tag) ?? SIMPLE_TAG.exec(tag);
+    const simple = SIMPLE_TAG.exec(tag);
     if (simple) {
       qname = simple[1]!;
       empty = simple[2] === '/';
@@ -308,6 +317,10 @@ export class XmlTokenizer {
       if (!end || TAG_END.lastIndex !== tag.length) fail(`a malformed tag <${qname}…>`);
       empty = end[1] === '/';
     }
+    this.element(qname, empty, attributes);
+  }
+
+  private element(qname: string, empty: boolean, attributes: ReadonlyArray<readonly [string, string]>): void {
     this.rootSeen = true;
     const parentScope = this.scope;
     let scope = parentScope;

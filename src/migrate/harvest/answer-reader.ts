@@ -68,11 +68,11 @@ type ValueFrame = { readonly field: string | undefined } & (
 
 /** A start tag as the tokenizer reports it. */
 interface Tag {
-  readonly uri: string;
-  readonly local: string;
-  readonly name: string;
+  uri: string;
+  local: string;
+  name: string;
   /** `xsi:nil="true"` (or `"1"`). */
-  readonly nil: boolean;
+  nil: boolean;
 }
 
 type Frame =
@@ -154,12 +154,21 @@ export function operationNamed(name: OperationName): Operation {
 export class AnswerReader<N extends OperationName> {
   private readonly operation: Operation;
   private readonly parser = new XmlTokenizer({
-    open: (uri, local, qname, nil) => this.open({ uri, local, name: qname, nil }),
+    open: (uri, local, qname, nil) => {
+      // One tag object, refilled: a frame is made from it at once and keeps nothing of it.
+      const tag = this.tag;
+      tag.uri = uri;
+      tag.local = local;
+      tag.name = qname;
+      tag.nil = nil;
+      return this.open(tag);
+    },
     text: (text) => this.text(text),
     raw: (text) => this.binary(text),
     close: () => this.close(),
   });
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private readonly tag: Tag = { uri: '', local: '', name: '', nil: false };
   private readonly stack: Frame[] = [];
   private result: Record<string, unknown> | undefined;
   private readonly pending: Promise<void>[] = [];

@@ -12,9 +12,10 @@
  * - `unreadable`: a success answer whose content the contract does not describe or the
  *   XML parser rejects (the original's control-character bug): this record is left out.
  */
-import type { IncomingMessage } from 'node:http';
+
 import type { OperationName, ResultOf } from '../../contract/operations.ts';
 import { encodeRequest } from '../../protocol/client-request.ts';
+import type { Http1Body } from '../http1.ts';
 import { describeRefusal, readRefusal } from '../refusal.ts';
 import { eachChunk, readText, type WireClient, WireConnectionError } from '../wire-client.ts';
 import { AnswerError, AnswerReader, type OpenBinary, operationNamed } from './answer-reader.ts';
@@ -36,7 +37,6 @@ export interface AttemptContext {
   readonly client: WireClient;
   readonly namespace: string;
   readonly token: string | undefined;
-  readonly signal: AbortSignal;
   /** Counts the answer bytes as they arrive. */
   readonly received: (bytes: number) => void;
 }
@@ -63,7 +63,7 @@ export async function attempt<N extends OperationName>(
   });
   let answer: Awaited<ReturnType<WireClient['send']>>;
   try {
-    answer = await context.client.send(request, context.signal);
+    answer = await context.client.send(request);
   } catch (error) {
     if (error instanceof WireConnectionError)
       return { kind: 'retry', reason: error.message, waitMs: undefined };
@@ -124,7 +124,7 @@ async function read<N extends OperationName>(
   context: AttemptContext,
   name: N,
   job: Job,
-  body: IncomingMessage,
+  body: Http1Body,
   openBinary: OpenBinary,
 ): Promise<Outcome<N>> {
   const reader = new AnswerReader(name, context.namespace, openBinary);
@@ -158,6 +158,6 @@ async function read<N extends OperationName>(
     return { kind: 'unreadable', reason: error.message };
   } finally {
     // An answer not read to its end cannot leave its connection for the next request.
-    if (!body.complete) body.destroy();
+    if (!body.complete) body.discard();
   }
 }

@@ -112,7 +112,7 @@ export async function harvest(options: HarvestOptions): Promise<HarvestSummary> 
     const resumedAt = journal.position;
     await run.all(journal);
     journal.close();
-    await writeBundleJson(partial);
+    writeBundleJson(partial);
     await publish(partial, options.out, {
       from: displayUrl(options.from),
       namespace: options.namespace,

@@ -5,10 +5,9 @@
  * counts); an `--out` that exists and is neither empty nor a harvest is refused, so a
  * harvest never replaces a folder that is not its own.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
-import { lstat, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { closeSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
+import { lstat, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { RECORD_KINDS, type RecordKind } from '../../contract/documents.ts';
 import { BUNDLE_FORMAT } from '../../store/bundle/bundle.ts';
 import { isJournal, JOURNAL_FOLDER, keyOf, type RecordKey } from './journal.ts';
@@ -71,15 +70,36 @@ function compareKeys(a: RecordKey, b: RecordKey): number {
   return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
 }
 
-/** Where each record's line is in a kind's record file, ordered by the record's key. */
-async function indexOf(kind: RecordKind, file: string): Promise<LineAt[]> {
+/** A record line's key: its id is its first field, read without parsing the line (a subscription's address is parsed). */
+function keyOfLine(kind: RecordKind, line: string): RecordKey {
+  const id = /^\{"[A-Za-z]+ID":(-?\d+)[,}]/.exec(line);
+  return id ? Number(id[1]) : keyOf(kind, JSON.parse(line));
+}
+
+const BLOCK = 1024 * 1024;
+
+/** Where each record's line is in a kind's record file, ordered by the record's key; read a block at a time. */
+function indexOf(kind: RecordKind, fd: number): LineAt[] {
   const index: LineAt[] = [];
-  let offset = 0;
-  const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
-  for await (const line of lines) {
-    const length = Buffer.byteLength(line);
-    if (line !== '') index.push({ key: keyOf(kind, JSON.parse(line)), offset, length });
-    offset += length + 1;
+  const block = Buffer.alloc(BLOCK);
+  let carry = Buffer.alloc(0);
+  let offset = 0; // of carry's first byte in the file
+  for (;;) {
+    const n = readSync(fd, block, 0, BLOCK, offset + carry.length);
+    if (n === 0) break;
+    const bytes = carry.length > 0 ? Buffer.concat([carry, block.subarray(0, n)]) : block.subarray(0, n);
+    let start = 0;
+    for (let eol = bytes.indexOf(0x0a); eol >= 0; eol = bytes.indexOf(0x0a, start)) {
+      if (eol > start)
+        index.push({
+          key: keyOfLine(kind, bytes.toString('utf8', start, eol)),
+          offset: offset + start,
+          length: eol - start,
+        });
+      start = eol + 1;
+    }
+    carry = Buffer.from(bytes.subarray(start));
+    offset += start;
   }
   return index.sort((a, b) => compareKeys(a.key, b.key));
 }
@@ -88,38 +108,48 @@ async function indexOf(kind: RecordKind, file: string): Promise<LineAt[]> {
  * Writes bundle.json (format scoop-bundle/1, mode replace) from the journal's record
  * files, each kind's records in the order of their keys, so the same content always makes
  * the same file whatever order the answers came in. Only an index of the lines is held;
- * each record is read back from its file when it is written.
+ * each record is read back from its file as it is written. Synchronous, in large pieces:
+ * nothing else runs by then, and a write or read per record through the thread pool cost
+ * more than the records themselves.
  */
-export async function writeBundleJson(folder: string): Promise<void> {
-  const out = createWriteStream(path.join(folder, 'bundle.json'));
-  const write = async (text: string | Buffer) => {
-    if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+export function writeBundleJson(folder: string): void {
+  const out = openSync(path.join(folder, 'bundle.json'), 'w');
+  const pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const write = (piece: Buffer) => {
+    pending.push(piece);
+    pendingBytes += piece.length;
+    if (pendingBytes >= BLOCK) flush();
   };
-  const done = new Promise<void>((resolve, reject) => {
-    out.once('finish', () => resolve());
-    out.once('error', reject);
-  });
-  await write(`{\n  "format": ${JSON.stringify(BUNDLE_FORMAT)},\n  "mode": "replace"`);
-  for (const kind of RECORD_KINDS) {
-    await write(`,\n  ${JSON.stringify(kind)}: [`);
-    const file = path.join(folder, JOURNAL_FOLDER, `${kind}.jsonl`);
-    const index = await indexOf(kind, file);
-    const handle = await open(file, 'r');
-    try {
-      for (const [i, line] of index.entries()) {
-        const bytes = Buffer.alloc(line.length);
-        await handle.read(bytes, 0, line.length, line.offset);
-        await write(`${i === 0 ? '' : ','}\n    `);
-        await write(bytes);
+  const flush = () => {
+    if (pendingBytes > 0) writeSync(out, Buffer.concat(pending));
+    pending.length = 0;
+    pendingBytes = 0;
+  };
+  try {
+    write(Buffer.from(`{\n  "format": ${JSON.stringify(BUNDLE_FORMAT)},\n  "mode": "replace"`));
+    for (const kind of RECORD_KINDS) {
+      write(Buffer.from(`,\n  ${JSON.stringify(kind)}: [`));
+      const fd = openSync(path.join(folder, JOURNAL_FOLDER, `${kind}.jsonl`), 'r');
+      try {
+        const index = indexOf(kind, fd);
+        for (const [i, line] of index.entries()) {
+          write(Buffer.from(i === 0 ? '\n    ' : ',\n    '));
+          const bytes = Buffer.allocUnsafe(line.length);
+          readSync(fd, bytes, 0, line.length, line.offset);
+          write(bytes);
+        }
+        write(Buffer.from(index.length === 0 ? ']' : '\n  ]'));
+      } finally {
+        closeSync(fd);
       }
-    } finally {
-      await handle.close();
     }
-    await write(index.length === 0 ? ']' : '\n  ]');
+    write(Buffer.from('\n}\n'));
+    flush();
+    fsyncSync(out);
+  } finally {
+    closeSync(out);
   }
-  await write('\n}\n');
-  out.end();
-  await done;
 }
 
 /**

@@ -62,11 +62,12 @@ export class Run {
     this.total = segments.reduce((sum, s) => sum + s.size, 0);
     this.pacer = new Pacer({ ratePerSecond: options.rate });
     options.signal?.addEventListener('abort', () => this.controller.abort(), { once: true });
+    // Stopping ends what is in flight; the workers then see the abort and take nothing more.
+    this.controller.signal.addEventListener('abort', () => client.abortAll(), { once: true });
     this.context = {
       client,
       namespace: options.namespace,
       token: options.token,
-      signal: this.controller.signal,
       received: (bytes) => {
         this.answerBytes += bytes;
       },
