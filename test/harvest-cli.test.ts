@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { scratch } from './support/bundles.ts';
@@ -221,6 +221,32 @@ describe('stopped', () => {
     const imported = await runScoop(['import', out, '--db', path.join(s.dir(), 'b.db')]);
     assert.equal(imported.code, 0, imported.stderr);
     assert.match(imported.stdout, /bereiche\s+3\s/);
+  });
+
+  test('a folder it cannot write is one line, exit code 1', async () => {
+    const out = path.join(s.dir(), 'bundle');
+    const run = start(out);
+    await whenJournalled(out);
+    run.child.kill('SIGINT');
+    assert.equal(await run.exited, 130);
+    // What a full disk or a changed permission would do to the next write, made by hand.
+    rmSync(`${out}.partial/files/anhaenge`, { recursive: true });
+    writeFileSync(`${out}.partial/files/anhaenge`, '');
+    const resumed = await runScoop([
+      'harvest',
+      '--from',
+      slow.url,
+      '--out',
+      out,
+      '--bereiche',
+      '1-400',
+      '--resume',
+    ]);
+    assert.equal(resumed.code, 1, resumed.stderr);
+    assert.match(
+      resumed.stderr,
+      /^scoop harvest: cannot scandir .*files\/anhaenge: ENOTDIR \(not a directory\); what was harvested is kept in .*\.partial for --resume\n$/,
+    );
   });
 
   test('SIGINT stops it with exit code 130, ready to resume', async () => {

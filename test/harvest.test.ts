@@ -268,6 +268,12 @@ describe('folders', () => {
       /exists and is not a folder/,
     );
 
+    await stopped(
+      runHarvest({ from: src.url, out: path.join(s.dir(), 'missing', 'bundle'), ranges: { bereiche: '1' } }),
+      2,
+      /--out .*: the folder .*missing does not exist/,
+    );
+
     const other = out();
     mkdirSync(`${other}.partial`);
     await stopped(

@@ -188,9 +188,26 @@ export async function harvestCommand(args: string[]): Promise<number> {
       process.stderr.write(`scoop harvest: ${error.message}\n`);
       return error.exitCode;
     }
+    // A folder it cannot write, a full disk: the operating system's word for it, one line.
+    if (isSystemError(error)) {
+      process.stderr.write(
+        `scoop harvest: cannot ${error.syscall} ${error.path ?? ''}: ${error.code} (${error.message.replace(/^[A-Z]+: /, '').split(',')[0]}); what was harvested is kept in ${out}.partial for --resume\n`,
+      );
+      return 1;
+    }
     throw error;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+function isSystemError(error: unknown): error is Error & { syscall: string; code: string; path?: string } {
+  return (
+    error instanceof Error &&
+    'syscall' in error &&
+    typeof error.syscall === 'string' &&
+    'code' in error &&
+    typeof error.code === 'string'
+  );
 }

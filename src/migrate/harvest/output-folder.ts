@@ -43,6 +43,9 @@ async function isHarvest(folder: string): Promise<boolean> {
 
 /** Refuses an --out, or its temporary folder, that is not the harvest's to write. */
 export async function checkOutFolder(out: string): Promise<void> {
+  const parent = path.dirname(path.resolve(out));
+  if ((await kindOf(parent)) !== 'folder')
+    throw new OutFolderError(`--out ${out}: the folder ${parent} does not exist`);
   const kind = await kindOf(out);
   if (kind === 'other') throw new OutFolderError(`--out ${out} exists and is not a folder`);
   if (kind === 'folder' && (await readdir(out)).length > 0 && !(await isHarvest(out))) {
