@@ -15,6 +15,11 @@ import { type Source, startSource } from './support/harvest-source.ts';
 import { runScoop } from './support/scoop-command.ts';
 
 const s = scratch();
+
+/** `scoop harvest --from url --out out`, to which each test adds its options. */
+function harvestOf(url: string, out: string): string[] {
+  return ['harvest', '--from', url, '--out', out];
+}
 let fixture: Fixture;
 let slow: Source;
 before(async () => {
@@ -67,17 +72,7 @@ describe('mistakes in the options', () => {
   for (const [name, args, message] of cases) {
     test(name, async () => {
       const out = path.join(s.dir(), 'bundle');
-      const base = [
-        'harvest',
-        '--from',
-        fixture.server.url,
-        '--out',
-        out,
-        '--token',
-        REFERENCE_TOKEN,
-        '--bereiche',
-        '1',
-      ];
+      const base = [...harvestOf(fixture.server.url, out), '--token', REFERENCE_TOKEN, '--bereiche', '1'];
       // Later options win over the defaults above; `--no-token` drops the token.
       const withoutToken = args.includes('--no-token');
       const full = [
@@ -126,11 +121,7 @@ describe('a run', () => {
     const emails = path.join(s.dir(), 'emails.txt');
     writeFileSync(emails, 'anna@example.org\nunknown@example.org\n');
     const run = await runScoop([
-      'harvest',
-      '--from',
-      fixture.server.url,
-      '--out',
-      out,
+      ...harvestOf(fixture.server.url, out),
       '--token',
       REFERENCE_TOKEN,
       '--artikel',
@@ -176,19 +167,7 @@ describe('stopped', () => {
   function start(out: string, extra: string[] = []) {
     const child = spawn(
       process.execPath,
-      [
-        'bin/scoop.js',
-        'harvest',
-        '--from',
-        slow.url,
-        '--out',
-        out,
-        '--bereiche',
-        '1-400',
-        '--concurrency',
-        '2',
-        ...extra,
-      ],
+      ['bin/scoop.js', ...harvestOf(slow.url, out), '--bereiche', '1-400', '--concurrency', '2', ...extra],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stderr = '';
@@ -232,16 +211,7 @@ describe('stopped', () => {
     // What a full disk or a changed permission would do to the next write, made by hand.
     rmSync(`${out}.partial/files/anhaenge`, { recursive: true });
     writeFileSync(`${out}.partial/files/anhaenge`, '');
-    const resumed = await runScoop([
-      'harvest',
-      '--from',
-      slow.url,
-      '--out',
-      out,
-      '--bereiche',
-      '1-400',
-      '--resume',
-    ]);
+    const resumed = await runScoop([...harvestOf(slow.url, out), '--bereiche', '1-400', '--resume']);
     assert.equal(resumed.code, 1, resumed.stderr);
     assert.match(
       resumed.stderr,
