@@ -20,6 +20,9 @@
  *   npm run bench -- --only mix                the realistic mix alone (bench/mix/: 20,000 articles, 50,000 distinct
  *                                              requests, uniform and Zipf, answer cache on and off, each store)
  *   npm run bench -- --only mix --mix-scale 0.1 --mix-requests 5000   … smaller, for a quick look
+ *   npm run bench -- --harvest                 scoop harvest of the demo content scaled to 20,000 articles against
+ *                                              a plain load client sending the same requests (bench/harvest.ts;
+ *                                              --harvest-articles N, --harvest-concurrency N, --rounds N)
  *
  * Writes bench/results/bench.json (schema in bench/report.ts) and prints the table.
  */
@@ -30,6 +33,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { importAndToken, writeBundle } from './bundle.ts';
 import type { CaptureEntry } from './ceiling.ts';
+import { runHarvestBench } from './harvest.ts';
 import { type Captured, capture } from './http.ts';
 import { benchImages, type ImageBenchResult, photo } from './images.ts';
 import { type FirstAnswer, measureHuge } from './large-attachment.ts';
@@ -72,6 +76,9 @@ const { values: opts } = parseArgs({
     'no-images': { type: 'boolean', default: false },
     load: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    harvest: { type: 'boolean', default: false },
+    'harvest-articles': { type: 'string', default: '20000' },
+    'harvest-concurrency': { type: 'string', default: '4' },
     'load-seconds': { type: 'string', default: '60' },
     'load-connections': { type: 'string', default: '1000' },
     'load-delay-ms': { type: 'string', default: '100' },
@@ -371,6 +378,26 @@ async function main(): Promise<void> {
   }
   if (opts.profile) {
     await runProfile({ command });
+    return;
+  }
+  if (opts.harvest) {
+    build();
+    const work = mkdtempSync(path.join(tmpdir(), 'scoop-bench-harvest-'));
+    try {
+      await runHarvestBench({
+        work,
+        articles: Number(opts['harvest-articles']),
+        concurrency: Number(opts['harvest-concurrency']),
+        // Seven rounds of 20,000 articles would take minutes; three unless asked.
+        rounds: process.argv.includes('--rounds') ? Number(opts.rounds) : 3,
+        command,
+        log,
+      });
+    } finally {
+      await stopAll();
+      if (opts.keep) log(`kept ${work}`);
+      else rmSync(work, { recursive: true, force: true });
+    }
     return;
   }
   const report = await bench();

@@ -5,15 +5,15 @@
  * without it. The file is written piece by piece into a scratch folder, removed afterwards.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after } from 'node:test';
 import { STORED_INPUT_BYTES } from '../src/store/blob-chunks.ts';
 import { base64Length } from '../src/xml/binary.ts';
 import { scratch } from './support/bundles.ts';
 import { dropSchema, newSchemaUrl, POSTGRES, withPg } from './support/databases.ts';
+import { scoopPeakRss } from './support/peak-rss.ts';
 
 const SIZE = 160 * 1024 * 1024 + 7; // not a multiple of a chunk's 192 KiB
 const MB = 1024 * 1024;
@@ -50,40 +50,9 @@ async function bundleWithFile(size: number): Promise<{ folder: string; sha256: s
   return { folder, sha256: hash.digest('hex') };
 }
 
-/** The peak resident memory in bytes the process has had so far; undefined once it is gone. */
-function peakRss(pid: number): number | undefined {
-  try {
-    const kb = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb === undefined ? undefined : Number(kb) * 1024;
-  } catch {
-    return undefined;
-  }
-}
-
 /** `scoop import folder --db url` in a process of its own; resolves with its peak RSS once it exited 0. */
 function importPeak(folder: string, url: string): Promise<number> {
-  const child = spawn(process.execPath, ['bin/scoop.js', 'import', folder, '--db', url], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let peak = 0;
-  const sample = () => {
-    peak = Math.max(peak, peakRss(child.pid!) ?? 0);
-  };
-  const sampler = setInterval(sample, 10);
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (text: string) => {
-    stderr += text;
-  });
-  return new Promise((resolve, reject) => {
-    // The last sample after the work is done and before the process is reaped.
-    child.stderr.once('end', sample);
-    child.once('exit', (code) => {
-      clearInterval(sampler);
-      if (code !== 0) reject(new Error(`import exited ${code}: ${stderr}`));
-      else if (peak === 0) reject(new Error(`no VmHWM read from /proc/${child.pid}/status`));
-      else resolve(peak);
-    });
-  });
+  return scoopPeakRss(['import', folder, '--db', url]);
 }
 
 POSTGRES.test(`importing a ${SIZE >> 20} MB file keeps the import's memory far below its size`, async (t) => {

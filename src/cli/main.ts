@@ -1,6 +1,7 @@
 /** `scoop <command>`: thin over the core; parses argv, prints, sets the exit code. */
 import { StoreLocationError, StoreUnavailableError } from '../store/content-store.ts';
 import { compareCommand } from './compare-command.ts';
+import { harvestCommand } from './harvest-command.ts';
 import { importCommand } from './import-command.ts';
 import { migrateCommand } from './migrate-command.ts';
 import { serveCommand } from './serve-command.ts';
@@ -16,6 +17,9 @@ Commands:
   token create|list|revoke
                      Manage the tokens scoop.asmx operations require
   migrate            Bring the store's schema to the latest version
+  harvest --from URL --out DIR
+                     Copy a running service's content (the original's, or scoop's)
+                     into a bundle, through its SOAP API (docs/migration.md)
   compare            Send the same requests to two services and compare the answers
 
 Run "scoop <command> --help" for the options of a command, "scoop --version" for the version.`;
@@ -26,6 +30,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   token: tokenCommand,
   migrate: migrateCommand,
   compare: compareCommand,
+  harvest: harvestCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {
