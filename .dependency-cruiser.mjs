@@ -22,6 +22,7 @@ const FOLDERS = [
   'service',
   'describe',
   'migrate',
+  'prepare',
   'server',
   'cli',
 ];
@@ -64,6 +65,8 @@ export default {
     layer('describe', ['contract', 'xml', 'protocol']),
     // migrate → contract, xml, protocol, store, observe, support (the tools that talk to a service over its wire)
     layer('migrate', ['contract', 'xml', 'protocol', 'store', 'observe', 'support']),
+    // prepare → contract, xml, protocol, service, store (answers an import renders ahead)
+    layer('prepare', ['contract', 'xml', 'protocol', 'service', 'store']),
     // server → everything above, not cli
     layer(
       'server',
@@ -75,7 +78,7 @@ export default {
       comment:
         "service → store and images → store mean the store's interface (the files directly in src/store/), not its sub-folders bundle/, sqlite/, postgres/",
       severity: 'error',
-      from: { path: '^src/(service|images)/', pathNot: TESTS },
+      from: { path: '^src/(service|images|prepare)/', pathNot: TESTS },
       to: { path: '^src/store/[^/]+/' },
     },
     {

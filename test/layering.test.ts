@@ -30,6 +30,7 @@ const BELOW_SERVER = [
   'service',
   'describe',
   'migrate',
+  'prepare',
 ];
 
 /** What each folder may import besides itself. */
@@ -46,6 +47,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   service: ['contract', 'store', 'images'],
   describe: ['contract', 'xml', 'protocol'],
   migrate: ['contract', 'xml', 'protocol', 'store', 'observe', 'support'],
+  prepare: ['contract', 'xml', 'protocol', 'service', 'store'],
   server: BELOW_SERVER,
   cli: [...BELOW_SERVER, 'server'],
 };

@@ -1,3 +1,4 @@
+import { answerPreparer } from '../prepare/prepare-answers.ts';
 import { base64CacheSettings, databaseSetting, deprecatedSettings } from '../server/settings.ts';
 import type { HashProgress } from '../store/bundle/read-bundle.ts';
 import { BundleError } from '../store/bundle/validate.ts';
@@ -107,6 +108,7 @@ export async function runImport(
   const printer = interactive ? progressPrinter(process.stderr) : undefined;
   try {
     const summary = await importFolder(store, folder, {
+      answers: answerPreparer(),
       allowHardlinks,
       ...(printer ? { onHashing: printer.hashing, onProgress: printer.writing } : {}),
     });

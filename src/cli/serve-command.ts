@@ -3,6 +3,7 @@ import { Base64Cache } from '../cache/base64-cache.ts';
 import { CacheDirError } from '../cache/bounded-folder.ts';
 import { ImageService } from '../images/image-service.ts';
 import { createMetrics, type Metrics } from '../observe/metrics.ts';
+import { answerPreparer } from '../prepare/prepare-answers.ts';
 import {
   registerImageMetrics,
   registerStoreMetrics,
@@ -137,7 +138,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   }
   if (typeof seed === 'string' && !isWorker && versionAtStart === 0) {
     try {
-      const summary = await importFolder(store, seed);
+      const summary = await importFolder(store, seed, { answers: answerPreparer() });
       for (const warning of summary.warnings) logger.warn({ seed }, `seed: ${warning}`);
       process.stderr.write(
         `Imported ${seed} into ${redactLocation(settings.db)}:\n${formatSummary(summary)}\n`,

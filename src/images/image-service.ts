@@ -95,7 +95,8 @@ export interface ImageServiceDeps {
 }
 
 async function contentOf(blob: StoredBlob): Promise<Buffer> {
-  if (blob.bytes) return Buffer.from(blob.bytes.buffer, blob.bytes.byteOffset, blob.bytes.byteLength);
+  const bytes = blob.bytes; // decoded on each read (content-store.ts): read once
+  if (bytes) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const chunks: Uint8Array[] = [];
   for await (const chunk of blob.source.chunks()) chunks.push(chunk);
   return Buffer.concat(chunks);

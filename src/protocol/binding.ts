@@ -7,7 +7,7 @@
 import type { ScoopError } from '../contract/errors.ts';
 import type { Arguments, Endpoint, Operation } from '../contract/operations.ts';
 import type { XmlLimits } from '../xml/reader.ts';
-import type { BodyPart } from '../xml/writer.ts';
+import type { BodyPart, Layout } from '../xml/writer.ts';
 import type { RawParameters } from './coerce.ts';
 import type { MediaType } from './content-type.ts';
 import type { RenderedError } from './faults.ts';
@@ -113,6 +113,14 @@ export interface Binding {
     call: Call,
     args: Arguments,
   ): RenderedAnswer;
+  /**
+   * How the binding sends an answer an import prepared (src/prepare/): its layout, and the
+   * envelope around it. Absent: every answer is rendered from the result (the JSON API).
+   */
+  readonly prepared?: {
+    readonly layout: Layout;
+    wrap(writer: OperationWriter, inner: readonly BodyPart[]): BodyPart[];
+  };
   /** A refusal as this binding's clients expect it (a SOAP fault, or an HTTP status with a small XML body). */
   refusal(error: ScoopError, namespace: string): RenderedError;
 }

@@ -6,8 +6,7 @@ import type { Arguments, Operation, Result } from '../contract/operations.ts';
 import type { ArrayType, ComplexType, Field, ValueType } from '../contract/schema.ts';
 import type { Binary } from '../xml/binary.ts';
 import { escapeAttribute } from '../xml/escape.ts';
-import type { BodyPart } from '../xml/writer.ts';
-import { XmlWriter } from '../xml/writer.ts';
+import { type BodyPart, type Layout, XmlWriter } from '../xml/writer.ts';
 import { compileJsonWriter } from './json/serialize.ts';
 import {
   ENVELOPE_END,
@@ -108,6 +107,15 @@ class Compiler {
 export interface OperationWriter {
   soap(version: SoapVersion, result: Result): BodyPart[];
   http(result: Result): BodyPart[];
+  /**
+   * The inside of the answer's result element in one layout: what soap() (compact) and
+   * http() (indented) write between their envelopes, which an import prepares ahead (src/prepare/).
+   */
+  inner(result: Result, layout: Layout): BodyPart[];
+  /** An inside from inner(), in the envelope soap() writes. */
+  wrapSoap(version: SoapVersion, inner: readonly BodyPart[]): BodyPart[];
+  /** An inside from inner(), in the envelope http() writes. */
+  wrapHttp(inner: readonly BodyPart[]): BodyPart[];
   /** The JSON API's answer (json/serialize.ts); `args` fill the resize query of a content URL. */
   json(result: Result, args: Arguments): BodyPart[];
 }
@@ -126,6 +134,13 @@ export function compileOperationWriter(
   const root = operation.result.name;
   const httpOpen = `${XML_DECLARATION}\n<${root} xmlns:xsd="${XSD_NS}" xmlns:xsi="${XSI_NS}" xmlns="${ns}">`;
   const envelopes: Record<SoapVersion, string> = { '1.1': envelopeStart('1.1'), '1.2': envelopeStart('1.2') };
+  const soapHeads: Record<SoapVersion, Buffer> = {
+    '1.1': Buffer.from(envelopes['1.1'] + soapOpen),
+    '1.2': Buffer.from(envelopes['1.2'] + soapOpen),
+  };
+  const soapTail = Buffer.from(soapClose);
+  const httpHead = Buffer.from(httpOpen);
+  const httpTail = Buffer.from(`\n</${root}>`);
   return {
     soap(version, result) {
       const w = new XmlWriter(false);
@@ -142,5 +157,13 @@ export function compileOperationWriter(
       return w.finish();
     },
     json: (result, args) => [Buffer.from(json(result, args), 'utf8')],
+    inner(result, layout) {
+      const indented = layout === 'indented';
+      const w = new XmlWriter(indented);
+      fields(w, indented ? 1 : 0, result);
+      return w.finish();
+    },
+    wrapSoap: (version, inner) => [soapHeads[version], ...inner, soapTail],
+    wrapHttp: (inner) => [httpHead, ...inner, httpTail],
   };
 }

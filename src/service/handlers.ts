@@ -21,11 +21,12 @@ export interface ServiceOptions {
 }
 
 export interface ServiceContext {
-  readonly store: ContentStore;
+  /** Handlers only read: an import prepares answers with them over its own transaction (src/prepare/). */
+  readonly store: Pick<ContentStore, 'read'>;
   readonly now: () => number;
   readonly options: ServiceOptions;
   /** getBild's resizing: queue, variant cache, sharp. */
-  readonly images: ImageService;
+  readonly images: Pick<ImageService, 'variant' | 'imageGone'>;
   /** Tells the caller the answer stops being right at `at` (ms), e.g. when an article's window ends. */
   readonly expires?: (at: number) => void;
   /** Fires when the client has gone before its answer was written: waiting work is dropped. */

@@ -7,6 +7,7 @@
 import type { TokenStore } from '../auth/tokens.ts';
 import type { RecordKind, StoredDocument } from '../contract/documents.ts';
 import type { BinarySource } from '../xml/binary.ts';
+import type { Layout } from '../xml/writer.ts';
 
 export { RECORD_KINDS, type RecordKind } from '../contract/documents.ts';
 
@@ -33,9 +34,36 @@ export interface StoredBlob {
   /** SHA-256 of the content (hex): blobs are content-addressed. */
   readonly sha256: string;
   readonly size: number;
-  /** The whole content when it fits one chunk; otherwise read through `source`. */
+  /**
+   * The whole content when it fits one chunk; otherwise read through `source`. Decoded from
+   * the stored base64 on each read: use it once, and prefer `base64` to send it.
+   */
   readonly bytes?: Uint8Array;
+  /** The content's base64 encoding as stored, when it fits one chunk (what an answer sends). */
+  readonly base64?: Buffer;
   readonly source: BinarySource;
+}
+
+/** How a prepared answer's fragment is laid out (SOAP's compact form, or HTTP GET/POST's indented one). */
+export type AnswerLayout = Layout;
+
+/**
+ * A prepared answer (src/prepare/): the inside of one operation's answer for one key, in
+ * one layout, rendered by the import; binaries stand in it as references to their records.
+ */
+export interface StoredAnswer {
+  readonly fragment: Buffer;
+  /** The window the answer may be sent in (an article's sichtbarVon/sichtbarBis), ms; null: open. */
+  readonly visibleFrom: number | null;
+  readonly visibleUntil: number | null;
+}
+
+/** A prepared answer as an import writes it: both layouts, and the renderer's format. */
+export interface PreparedAnswer {
+  readonly compact: Buffer;
+  readonly indented: Buffer;
+  readonly visibleFrom: number | null;
+  readonly visibleUntil: number | null;
 }
 
 /** Reads that must see one state of the store (one import's result, never a mix). */
@@ -44,6 +72,13 @@ export interface Snapshot {
   getMany<K extends RecordKind>(kind: K, ids: readonly string[]): Promise<Map<string, StoredRecord<K>>>;
   /** Every record of a kind, in id order (numeric ids numerically). */
   all<K extends RecordKind>(kind: K): Promise<Array<{ id: string; record: StoredRecord<K> }>>;
+  /** The prepared answer to `operation` for `key`, if one of this `format` was prepared. */
+  answer(
+    operation: string,
+    key: string,
+    layout: AnswerLayout,
+    format: string,
+  ): Promise<StoredAnswer | undefined>;
 }
 
 /**
@@ -109,7 +144,11 @@ export interface StoreHealth {
 }
 
 export interface ImportTransaction {
-  get(kind: RecordKind, id: string): Promise<{ doc: string; blobId: number | null } | undefined>;
+  /** A record as stored; `size` is its blob's. */
+  get(
+    kind: RecordKind,
+    id: string,
+  ): Promise<{ doc: string; blobId: number | null; size: number | null } | undefined>;
   ids(kind: RecordKind): Promise<string[]>;
   docs(kind: RecordKind): Promise<Array<{ id: string; doc: string }>>;
   put(kind: RecordKind, id: string, doc: string, blobId: number | null): Promise<void>;
@@ -128,6 +167,12 @@ export interface ImportTransaction {
   contentVersion(): Promise<number>;
   /** Records this import as committed, inside its own transaction. */
   recordImportRun(run: ImportRun): Promise<void>;
+  /** The format of the prepared answers the store holds, all of one; '' when it holds none. */
+  answersFormat(): Promise<string>;
+  /** Drops every prepared answer and records `format` as the one the store's answers are in. */
+  clearAnswers(format: string): Promise<void>;
+  putAnswer(operation: string, key: string, format: string, answer: PreparedAnswer): Promise<void>;
+  deleteAnswer(operation: string, key: string): Promise<void>;
 }
 
 /** The store cannot be reached right now (a lost connection, a locked or missing file). */

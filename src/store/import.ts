@@ -43,8 +43,27 @@ export interface ImportProgress {
   readonly bytesTotal: number;
 }
 
+/**
+ * Renders the answers an import prepares (src/prepare/) inside its transaction. An import
+ * without one drops every prepared answer it would make stale, so none is ever out of date.
+ */
+export interface AnswerPreparer {
+  /** The format of the answers it prepares; a store's answers of another format are prepared anew. */
+  readonly format: string;
+  /**
+   * Prepares the answers the `changed` records (added, changed or removed) affect; with
+   * `all`, every answer. Resolves with how many answers it wrote.
+   */
+  prepare(
+    tx: ImportTransaction,
+    changed: ReadonlyMap<RecordKind, ReadonlySet<string>>,
+    all: boolean,
+  ): Promise<number>;
+}
+
 export interface ImportOptions {
   onProgress?: (progress: ImportProgress) => void;
+  answers?: AnswerPreparer;
   now?: () => number;
   /** How long a blob no record uses is kept for readers still streaming it. */
   blobGraceMs?: number;
@@ -169,6 +188,7 @@ async function applyBundle(
 
   return store.importTransaction(async (tx) => {
     const kinds = emptySummary();
+    const changed = new Map<RecordKind, Set<string>>(RECORD_KINDS.map((kind) => [kind, new Set()]));
     let blobsStored = 0;
     let bytesStored = 0;
     for (const kind of RECORD_KINDS) {
@@ -198,8 +218,10 @@ async function applyBundle(
         if (!before) kinds[kind].added++;
         else if (before.doc === doc && before.blobId === blobId) kinds[kind].unchanged++;
         else kinds[kind].changed++;
-        if (!before || before.doc !== doc || before.blobId !== blobId)
+        if (!before || before.doc !== doc || before.blobId !== blobId) {
           await tx.put(kind, record.id, doc, blobId);
+          changed.get(kind)!.add(record.id);
+        }
         records++;
         report();
       }
@@ -212,15 +234,19 @@ async function applyBundle(
         if (await tx.get(kind, id)) {
           await tx.delete(kind, id);
           kinds[kind].removed++;
+          changed.get(kind)!.add(id);
         }
       }
     }
     await checkReferences(tx, bundle);
     const t = now();
     await tx.collectBlobs(t, t - (options.blobGraceMs ?? 3_600_000));
-    const contentChanged =
+    const recordsChanged =
       blobsStored > 0 ||
       RECORD_KINDS.some((kind) => kinds[kind].added + kinds[kind].changed + kinds[kind].removed > 0);
+    const answersRedone = await prepareAnswers(tx, options.answers, changed, recordsChanged);
+    // Answers prepared anew are new content too: caches keyed by the version must move on.
+    const contentChanged = recordsChanged || answersRedone;
     const contentVersion = contentChanged ? await tx.bumpContentVersion() : await tx.contentVersion();
     await tx.recordImportRun({
       outcome: 'imported',
@@ -230,6 +256,25 @@ async function applyBundle(
     });
     return { contentVersion, contentChanged, kinds, blobsStored, bytesStored, warnings: bundle.warnings };
   });
+}
+
+/**
+ * Brings the prepared answers in line with the records: those the changes affect, or all of
+ * them when the store's are of another format. Without a preparer, stale answers are
+ * dropped. Says whether answers were prepared or dropped that no record change accounts for.
+ */
+async function prepareAnswers(
+  tx: ImportTransaction,
+  preparer: AnswerPreparer | undefined,
+  changed: ReadonlyMap<RecordKind, ReadonlySet<string>>,
+  recordsChanged: boolean,
+): Promise<boolean> {
+  const format = preparer?.format ?? '';
+  const before = await tx.answersFormat();
+  const stale = before !== format;
+  if (stale) await tx.clearAnswers(format);
+  const written = preparer && (stale || recordsChanged) ? await preparer.prepare(tx, changed, stale) : 0;
+  return stale && (before !== '' || written > 0);
 }
 
 /** Reads, validates and imports a bundle folder (see importBundle); hashing reports as it reads. */

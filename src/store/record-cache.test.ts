@@ -14,6 +14,7 @@ function fakeStore() {
     },
     getMany: async () => new Map(),
     all: async () => [],
+    answer: async () => undefined,
   };
   const source: RecordSource = {
     knownVersion: async () => state.version,

@@ -9,7 +9,7 @@
  *   the cache's.
  */
 import type { CacheObserver } from '../cache/observer.ts';
-import type { RecordKind, Snapshot, StoredRecord } from './content-store.ts';
+import type { RecordKind, Snapshot, StoredAnswer, StoredRecord } from './content-store.ts';
 
 /** What a store offers underneath the cache. */
 export interface RecordSource {
@@ -23,15 +23,18 @@ export interface RecordSource {
   consistent<T>(read: (snapshot: Snapshot, version: number) => Promise<T>): Promise<T>;
 }
 
-type Entry = StoredRecord | undefined | ReadonlyArray<{ id: string; record: StoredRecord }>;
+type Entry = StoredRecord | StoredAnswer | undefined | ReadonlyArray<{ id: string; record: StoredRecord }>;
 
 class Miss extends Error {}
+/** Thrown, made once: an Error made per miss would capture a stack trace on every miss. */
+const MISS = new Miss('not in the record cache');
 
 function sizeOf(entry: Entry): number {
   if (entry === undefined) return 64;
-  if (Array.isArray(entry)) return entry.reduce((n, e) => n + sizeOf(e.record), 64);
-  const record = entry as StoredRecord;
-  return 64 + record.doc.length * 2 + (record.blob?.bytes?.byteLength ?? 0);
+  if ('fragment' in entry) return 96 + entry.fragment.byteLength;
+  if (!('doc' in entry)) return entry.reduce((n, e) => n + sizeOf(e.record), 64);
+  const blob = entry.blob;
+  return 64 + entry.doc.length * 2 + (blob?.base64?.byteLength ?? blob?.bytes?.byteLength ?? 0);
 }
 
 export class RecordCache {
@@ -76,22 +79,27 @@ export class RecordCache {
   private readonly cached: Snapshot = {
     get: async (kind, id) => {
       const entry = this.hit(`${kind}\u0000${id}`);
-      if (entry === Miss) throw new Miss();
+      if (entry === Miss) throw MISS;
       return entry as StoredRecord | undefined;
     },
     getMany: async (kind, ids) => {
       const found = new Map<string, StoredRecord>();
       for (const id of ids) {
         const entry = this.hit(`${kind}\u0000${id}`);
-        if (entry === Miss) throw new Miss();
+        if (entry === Miss) throw MISS;
         if (entry) found.set(id, entry as StoredRecord);
       }
       return found;
     },
     all: async (kind) => {
       const entry = this.hit(`${kind}\u0000*`);
-      if (entry === Miss) throw new Miss();
+      if (entry === Miss) throw MISS;
       return [...(entry as ReadonlyArray<{ id: string; record: StoredRecord }>)];
+    },
+    answer: async (operation, key, layout, format) => {
+      const entry = this.hit(`answer\u0000${operation}\u0000${layout}\u0000${format}\u0000${key}`);
+      if (entry === Miss) throw MISS;
+      return entry as StoredAnswer | undefined;
     },
   };
 
@@ -112,6 +120,11 @@ export class RecordCache {
         const list = await snapshot.all(kind);
         pending.push([`${kind}\u0000*`, list]);
         return list;
+      },
+      answer: async (operation, key, layout, format) => {
+        const answer = await snapshot.answer(operation, key, layout, format);
+        pending.push([`answer\u0000${operation}\u0000${layout}\u0000${format}\u0000${key}`, answer]);
+        return answer;
       },
     };
   }

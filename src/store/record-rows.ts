@@ -4,7 +4,7 @@
  * the read's snapshot, and cached); a larger one streams chunk by chunk through `readChunk`.
  */
 import { type BlobEncoding, ChunkedBlobSource, decodeChunk } from './blob-chunks.ts';
-import type { StoredRecord } from './content-store.ts';
+import type { StoredAnswer, StoredRecord } from './content-store.ts';
 
 export interface RecordRow {
   readonly id: string;
@@ -30,5 +30,36 @@ export function storedRecord(
   );
   const blob = { id: blobId, sha256, size: row.size!, source };
   if (!onlyChunk) return { doc: row.doc, blob };
-  return { doc: row.doc, blob: { ...blob, bytes: encoding === 'raw' ? onlyChunk : decodeChunk(onlyChunk) } };
+  if (encoding === 'raw') return { doc: row.doc, blob: { ...blob, bytes: onlyChunk } };
+  // Kept as stored, which is what an answer sends; decoded only where the bytes are needed
+  // (resizing), and not kept decoded, so a cached record costs its stored size once.
+  const base64 = Buffer.from(onlyChunk.buffer, onlyChunk.byteOffset, onlyChunk.byteLength);
+  return {
+    doc: row.doc,
+    blob: {
+      ...blob,
+      base64,
+      get bytes() {
+        return decodeChunk(base64);
+      },
+    },
+  };
+}
+
+/** A row of `answers` in one layout, as both stores select it. */
+export interface AnswerRow {
+  readonly fragment: Buffer;
+  readonly visible_from: number | string | null;
+  readonly visible_until: number | string | null;
+}
+
+const instant = (value: number | string | null) => (value === null ? null : Number(value));
+
+export function storedAnswer(row: AnswerRow | undefined): StoredAnswer | undefined {
+  if (!row) return undefined;
+  return {
+    fragment: row.fragment,
+    visibleFrom: instant(row.visible_from),
+    visibleUntil: instant(row.visible_until),
+  };
 }

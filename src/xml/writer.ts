@@ -17,6 +17,9 @@ import { escapeText } from './escape.ts';
  */
 export type BodyPart = Buffer | { readonly base64Of: BinarySource } | { readonly bytesOf: BinarySource };
 
+/** How markup is laid out: SOAP's compact form, or the indented one of HTTP GET/POST. */
+export type Layout = 'compact' | 'indented';
+
 export function partLength(part: BodyPart): number {
   if (Buffer.isBuffer(part)) return part.length;
   return 'base64Of' in part ? base64Length(part.base64Of.size) : part.bytesOf.size;

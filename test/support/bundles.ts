@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after } from 'node:test';
+import { answerPreparer } from '../../src/prepare/prepare-answers.ts';
 import { BUNDLE_FORMAT } from '../../src/store/bundle/bundle.ts';
 import { BundleError } from '../../src/store/bundle/validate.ts';
 import type { ContentStore } from '../../src/store/content-store.ts';
@@ -101,7 +102,7 @@ export function importFolder(
   folder: string,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
-  return importFromFolder(store, folder, options);
+  return importFromFolder(store, folder, { answers: answerPreparer(), ...options });
 }
 
 /** Deterministic bytes (not all alike, so chunk boundaries matter when compared). */

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import pino from 'pino';
 import { hashToken } from '../../src/auth/tokens.ts';
+import { answerPreparer } from '../../src/prepare/prepare-answers.ts';
 import type { AppOptions } from '../../src/server/app.ts';
 import { type RunningServer, startServer } from '../../src/server/http-server.ts';
 import type { ServerLimits } from '../../src/server/settings.ts';
@@ -40,7 +41,7 @@ export async function openFixtureStore(
   const store = opened.store;
   for (const folder of bundles) {
     const bundle = await readBundle(folder);
-    await importBundle(store, bundle).finally(() => closeBundle(bundle));
+    await importBundle(store, bundle, { answers: answerPreparer() }).finally(() => closeBundle(bundle));
   }
   await store.addToken(hashToken(REFERENCE_TOKEN), 'reference', new Date().toISOString());
   await store.addToken(hashToken(REVOKED_TOKEN), 'revoked', new Date().toISOString());

@@ -14,5 +14,6 @@ export const httpGet: Binding = {
   readsBody: () => false,
   decode: (request, settings) => decodeHttpCall(request, settings, 'httpget'),
   render: (writer, result) => ({ parts: writer.http(result) }),
+  prepared: { layout: 'indented', wrap: (writer, inner) => writer.wrapHttp(inner) },
   refusal: refuseAsHttp,
 };

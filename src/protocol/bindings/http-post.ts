@@ -22,5 +22,6 @@ export const httpPost: Binding = {
       return { pairs, token: formToken(pairs) };
     }),
   render: (writer, result) => ({ parts: writer.http(result) }),
+  prepared: { layout: 'indented', wrap: (writer, inner) => writer.wrapHttp(inner) },
   refusal: refuseAsHttp,
 };

@@ -64,6 +64,7 @@ export function soapBinding(version: SoapVersion): Binding {
       };
     },
     render: (writer, result) => ({ parts: writer.soap(version, result) }),
+    prepared: { layout: 'compact', wrap: (writer, inner) => writer.wrapSoap(version, inner) },
     refusal: (error, namespace) =>
       HTTP_LEVEL.has(error.code)
         ? renderHttpError(error, namespace)

@@ -1,8 +1,11 @@
 /**
- * invoke: raw strings become typed arguments by the contract's parameter types, the
+ * invoke: raw strings become typed arguments by the contract's parameter types; an answer
+ * the import prepared is sent in the binding's envelope (src/prepare/); otherwise the
  * operation's handler reads one consistent snapshot of the store, and the binding renders
  * the result with the operation's writer (compiled once at start-up from the contract).
  */
+
+import { preparedInside } from '../../prepare/prepared-answer.ts';
 import { bindingNamed } from '../../protocol/bindings/registry.ts';
 import { coerceArguments } from '../../protocol/coerce.ts';
 import { invoke as invokeHandler } from '../../service/invoke.ts';
@@ -14,6 +17,18 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
   const call = exchange.call!;
   const args = coerceArguments(call.operation, call.parameters, { maxListItems: app.maxListItems });
   let expiresAt = Number.POSITIVE_INFINITY;
+  const binding = bindingNamed(call.binding);
+  const writer = app.writers.get(call.operation)!;
+  if (binding.prepared) {
+    const { layout, wrap } = binding.prepared;
+    const inside = await preparedInside(app.store, call.operation, args, layout, app.now(), (at) => {
+      expiresAt = Math.min(expiresAt, at);
+    });
+    if (inside) {
+      exchange.answer = { parts: wrap(writer, inside), headers: undefined, expiresAt };
+      return;
+    }
+  }
   const result = await invokeHandler(call.operation, args, {
     ...app.service,
     expires: (at) => {
@@ -24,12 +39,7 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
       return exchange.signal;
     },
   });
-  const { parts, headers } = bindingNamed(call.binding).render(
-    app.writers.get(call.operation)!,
-    result,
-    call,
-    args,
-  );
+  const { parts, headers } = binding.render(writer, result, call, args);
   exchange.answer = { parts, headers, expiresAt };
 }
 

@@ -4,7 +4,7 @@
  */
 import type pg from 'pg';
 import { encodedChunks } from '../blob-chunks.ts';
-import type { ImportRun, ImportTransaction, RecordKind } from '../content-store.ts';
+import type { ImportRun, ImportTransaction, PreparedAnswer, RecordKind } from '../content-store.ts';
 import { RECORD_RUN } from './import-runs.ts';
 
 /** Byte order, as SQLite compares text: the same order whatever the database's collation. */
@@ -24,11 +24,11 @@ export class PostgresImportTransaction implements ImportTransaction {
   }
 
   async get(kind: RecordKind, id: string) {
-    const [row] = await this.rows<{ doc: string; blob_id: number | null }>(
-      'SELECT doc, blob_id FROM records WHERE kind = $1 AND id = $2',
+    const [row] = await this.rows<{ doc: string; blob_id: number | null; size: number | null }>(
+      'SELECT r.doc, r.blob_id, b.size FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id WHERE r.kind = $1 AND r.id = $2',
       [kind, id],
     );
-    return row ? { doc: row.doc, blobId: row.blob_id } : undefined;
+    return row ? { doc: row.doc, blobId: row.blob_id, size: row.size } : undefined;
   }
 
   async ids(kind: RecordKind): Promise<string[]> {
@@ -118,5 +118,38 @@ export class PostgresImportTransaction implements ImportTransaction {
       [],
     );
     return Number(row!.value);
+  }
+
+  async answersFormat(): Promise<string> {
+    const [row] = await this.rows<{ value: string }>(
+      "SELECT value FROM meta WHERE key = 'answers_format'",
+      [],
+    );
+    return row?.value ?? '';
+  }
+
+  async clearAnswers(format: string): Promise<void> {
+    await this.client.query('DELETE FROM answers');
+    await this.client.query("UPDATE meta SET value = $1 WHERE key = 'answers_format'", [format]);
+  }
+
+  async putAnswer(operation: string, key: string, format: string, answer: PreparedAnswer): Promise<void> {
+    await this.client.query({
+      name: 'scoop_put_answer',
+      text: 'INSERT INTO answers (operation, key, format, compact, indented, visible_from, visible_until) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (operation, key) DO UPDATE SET format = excluded.format, compact = excluded.compact, indented = excluded.indented, visible_from = excluded.visible_from, visible_until = excluded.visible_until',
+      values: [
+        operation,
+        key,
+        format,
+        answer.compact,
+        answer.indented,
+        answer.visibleFrom,
+        answer.visibleUntil,
+      ],
+    });
+  }
+
+  async deleteAnswer(operation: string, key: string): Promise<void> {
+    await this.client.query('DELETE FROM answers WHERE operation = $1 AND key = $2', [operation, key]);
   }
 }

@@ -58,6 +58,22 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE blobs ADD COLUMN encoding text NOT NULL DEFAULT 'raw';
   `,
+  `
+  CREATE TABLE answers (
+    operation text NOT NULL,
+    key text NOT NULL,
+    format text NOT NULL,
+    compact bytea NOT NULL,
+    indented bytea NOT NULL,
+    visible_from bigint,
+    visible_until bigint,
+    PRIMARY KEY (operation, key)
+  );
+  -- Read whole on every answer: compressing them would cost each read more than it saves.
+  ALTER TABLE answers ALTER COLUMN compact SET STORAGE EXTERNAL;
+  ALTER TABLE answers ALTER COLUMN indented SET STORAGE EXTERNAL;
+  INSERT INTO meta (key, value) VALUES ('answers_format', '');
+  `,
 ];
 
 export const MIGRATIONS = numbered(POSTGRES_MIGRATIONS);

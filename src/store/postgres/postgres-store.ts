@@ -16,7 +16,7 @@ import type {
 } from '../content-store.ts';
 import { schemaStatus } from '../migration-runner.ts';
 import { RecordCache, type RecordSource } from '../record-cache.ts';
-import { type RecordRow, storedRecord } from '../record-rows.ts';
+import { type AnswerRow, type RecordRow, storedAnswer, storedRecord } from '../record-rows.ts';
 import { StoreTokens, TokenCommandsOf } from '../tokens.ts';
 import { PostgresImportRuns } from './import-runs.ts';
 import { PostgresImportTransaction } from './import-transaction.ts';
@@ -157,6 +157,14 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
             record: this.toRecord(row),
           }),
         ),
+      answer: async (operation, key, layout, format) => {
+        const { rows: found } = await client.query<AnswerRow>({
+          name: `scoop_answer_${layout}`,
+          text: `SELECT ${layout} AS fragment, visible_from, visible_until FROM answers WHERE operation = $1 AND key = $2 AND format = $3`,
+          values: [operation, key, format],
+        });
+        return storedAnswer(found[0]);
+      },
     };
   }
 

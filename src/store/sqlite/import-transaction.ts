@@ -4,7 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 import { encodedChunks } from '../blob-chunks.ts';
-import type { ImportRun, ImportTransaction, RecordKind } from '../content-store.ts';
+import type { ImportRun, ImportTransaction, PreparedAnswer, RecordKind } from '../content-store.ts';
 import { RECORD_RUN } from './import-runs.ts';
 
 export class SqliteImportTransaction implements ImportTransaction {
@@ -12,8 +12,8 @@ export class SqliteImportTransaction implements ImportTransaction {
 
   constructor(db: Database.Database) {
     this.s = {
-      get: db.prepare<[string, string], { doc: string; blob_id: number | null }>(
-        'SELECT doc, blob_id FROM records WHERE kind = ? AND id = ?',
+      get: db.prepare<[string, string], { doc: string; blob_id: number | null; size: number | null }>(
+        'SELECT r.doc, r.blob_id, b.size FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id WHERE r.kind = ? AND r.id = ?',
       ),
       ids: db.prepare<[string], { id: string }>('SELECT id FROM records WHERE kind = ? ORDER BY id'),
       docs: db.prepare<[string], { id: string; doc: string }>(
@@ -41,12 +41,19 @@ export class SqliteImportTransaction implements ImportTransaction {
         "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'content_version' RETURNING value",
       ),
       version: db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'content_version'"),
+      answersFormat: db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'answers_format'"),
+      setAnswersFormat: db.prepare("UPDATE meta SET value = ? WHERE key = 'answers_format'"),
+      clearAnswers: db.prepare('DELETE FROM answers'),
+      putAnswer: db.prepare(
+        'INSERT INTO answers (operation, key, format, compact, indented, visible_from, visible_until) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (operation, key) DO UPDATE SET format = excluded.format, compact = excluded.compact, indented = excluded.indented, visible_from = excluded.visible_from, visible_until = excluded.visible_until',
+      ),
+      deleteAnswer: db.prepare('DELETE FROM answers WHERE operation = ? AND key = ?'),
     };
   }
 
   async get(kind: RecordKind, id: string) {
     const row = this.s.get.get(kind, id);
-    return row ? { doc: row.doc, blobId: row.blob_id } : undefined;
+    return row ? { doc: row.doc, blobId: row.blob_id, size: row.size } : undefined;
   }
 
   async ids(kind: RecordKind): Promise<string[]> {
@@ -94,5 +101,23 @@ export class SqliteImportTransaction implements ImportTransaction {
 
   async contentVersion(): Promise<number> {
     return Number(this.s.version.get()!.value);
+  }
+
+  async answersFormat(): Promise<string> {
+    return this.s.answersFormat.get()?.value ?? '';
+  }
+
+  async clearAnswers(format: string): Promise<void> {
+    this.s.clearAnswers.run();
+    this.s.setAnswersFormat.run(format);
+  }
+
+  async putAnswer(operation: string, key: string, format: string, answer: PreparedAnswer): Promise<void> {
+    const { compact, indented, visibleFrom, visibleUntil } = answer;
+    this.s.putAnswer.run(operation, key, format, compact, indented, visibleFrom, visibleUntil);
+  }
+
+  async deleteAnswer(operation: string, key: string): Promise<void> {
+    this.s.deleteAnswer.run(operation, key);
   }
 }

@@ -53,6 +53,19 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE blobs ADD COLUMN encoding TEXT NOT NULL DEFAULT 'raw';
   `,
+  `
+  CREATE TABLE answers (
+    operation TEXT NOT NULL,
+    key TEXT NOT NULL,
+    format TEXT NOT NULL,
+    compact BLOB NOT NULL,
+    indented BLOB NOT NULL,
+    visible_from INTEGER,
+    visible_until INTEGER,
+    PRIMARY KEY (operation, key)
+  );
+  INSERT INTO meta (key, value) VALUES ('answers_format', '');
+  `,
 ];
 
 export const MIGRATIONS = numbered(SQLITE_MIGRATIONS);

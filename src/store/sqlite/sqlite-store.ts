@@ -19,7 +19,7 @@ import type {
 import { StoreUnavailableError } from '../content-store.ts';
 import { schemaStatus } from '../migration-runner.ts';
 import { RecordCache, type RecordSource } from '../record-cache.ts';
-import { type RecordRow, storedRecord } from '../record-rows.ts';
+import { type AnswerRow, type RecordRow, storedAnswer, storedRecord } from '../record-rows.ts';
 import { StoreTokens, TokenCommandsOf } from '../tokens.ts';
 import { unavailableOnIoError } from './connection-errors.ts';
 import { SqliteImportRuns } from './import-runs.ts';
@@ -91,6 +91,12 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
         'SELECT data FROM blob_chunks WHERE blob_id = ? AND seq = ?',
       ),
       version: db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'content_version'"),
+      compact: db.prepare<[string, string, string], AnswerRow>(
+        'SELECT compact AS fragment, visible_from, visible_until FROM answers WHERE operation = ? AND key = ? AND format = ?',
+      ),
+      indented: db.prepare<[string, string, string], AnswerRow>(
+        'SELECT indented AS fragment, visible_from, visible_until FROM answers WHERE operation = ? AND key = ? AND format = ?',
+      ),
       // Orphaned blobs (no record since the last import) wait for their sweep; they are not in use.
       binaryInUse: db.prepare<[string], { one: number }>(
         'SELECT 1 AS one FROM blobs WHERE sha256 = ? AND orphaned_at IS NULL',
@@ -133,6 +139,8 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
       unavailableOnIoError(() =>
         this.statements.all.all(kind).map((row) => ({ id: row.id, record: this.toRecord(row) })),
       ),
+    answer: async (operation, key, layout, format) =>
+      unavailableOnIoError(() => storedAnswer(this.statements[layout].get(operation, key, format))),
   };
 
   /**

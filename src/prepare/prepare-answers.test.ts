@@ -1,0 +1,242 @@
+/**
+ * Prepared answers are byte for byte what the handlers and writers make of the same
+ * content, on both stores: for every prepared operation, every record, both layouts; after
+ * an import that changes what an article shows; outside an article's window; and never
+ * when they are of another format or an import without a preparer made them stale.
+ */
+import assert from 'node:assert/strict';
+import { describe } from 'node:test';
+import { bundleJson, generation, importFolder, pattern, scratch } from '../../test/support/bundles.ts';
+import { DATABASES, type TestDatabase } from '../../test/support/databases.ts';
+import { EXTRAS_BUNDLE, FIXED_NOW, REFERENCE_BUNDLE } from '../../test/support/fixture-server.ts';
+import { isScoopError } from '../contract/errors.ts';
+import { OPERATIONS, type Operation } from '../contract/operations.ts';
+import { compileOperationWriter } from '../protocol/serialize.ts';
+import { materialize } from '../server/send.ts';
+import type { ServiceContext } from '../service/handlers.ts';
+import { invoke } from '../service/invoke.ts';
+import { STORED_INPUT_BYTES } from '../store/blob-chunks.ts';
+import type { ContentStore } from '../store/content-store.ts';
+import { importFolder as importWithout } from '../store/import.ts';
+import { preparedInside } from './prepared-answer.ts';
+import { ANSWERS_FORMAT, PREPARED } from './prepared-operations.ts';
+
+const s = scratch();
+const NS = 'http://scoop.example.org/api';
+
+function context(store: ContentStore, now: number): ServiceContext {
+  return {
+    store,
+    now: () => now,
+    options: { maxImageDimension: 4096 },
+    images: { variant: () => Promise.reject(new Error('no resizing here')), imageGone: () => undefined },
+  };
+}
+
+function operationNamed(name: string): Operation {
+  return OPERATIONS.find((o) => o.name === name)!;
+}
+
+/** What the handler and writer send, per layout; undefined when the handler refuses. */
+async function rendered(store: ContentStore, operation: Operation, key: string, now: number) {
+  const prepared = PREPARED.find((p) => p.name === operation.name)!;
+  const writer = compileOperationWriter(operation, NS);
+  let result: Readonly<Record<string, unknown>>;
+  try {
+    result = await invoke(operation, prepared.argumentsOf(key), context(store, now));
+  } catch (error) {
+    if (isScoopError(error)) return undefined;
+    throw error;
+  }
+  return {
+    compact: await materialize(writer.soap('1.2', result)),
+    indented: await materialize(writer.http(result)),
+  };
+}
+
+async function fromPrepared(store: ContentStore, operation: Operation, key: string, now: number) {
+  const prepared = PREPARED.find((p) => p.name === operation.name)!;
+  const writer = compileOperationWriter(operation, NS);
+  const args = prepared.argumentsOf(key);
+  const compact = await preparedInside(store, operation, args, 'compact', now, () => undefined);
+  const indented = await preparedInside(store, operation, args, 'indented', now, () => undefined);
+  assert.equal(compact === undefined, indented === undefined, 'both layouts or neither');
+  if (!compact || !indented) return undefined;
+  return {
+    compact: await materialize(writer.wrapSoap('1.2', compact)),
+    indented: await materialize(writer.wrapHttp(indented)),
+  };
+}
+
+/** The stored records' ids of the operation's kind (or '' for a whole kind's one answer). */
+async function keysOf(store: ContentStore, kind: (typeof PREPARED)[number]): Promise<string[]> {
+  if (kind.whole) return [''];
+  return store.read(async (snapshot) => (await snapshot.all(kind.kind)).map((r) => r.id));
+}
+
+async function assertSameAsHandlers(store: ContentStore, now = FIXED_NOW): Promise<number> {
+  let prepared = 0;
+  for (const p of PREPARED) {
+    const operation = operationNamed(p.name);
+    // A key no record has is answered by the handler (an unknown id, an empty list, false).
+    const unknown = p.kind === 'abonnements' ? 'niemand@example.org' : '987654';
+    if (!p.whole) assert.equal(await fromPrepared(store, operation, unknown, now), undefined);
+    for (const key of await keysOf(store, p)) {
+      const expected = await rendered(store, operation, key, now);
+      const actual = await fromPrepared(store, operation, key, now);
+      if (expected === undefined) {
+        assert.equal(actual, undefined, `${p.name}(${key}) is refused, so nothing is prepared to send`);
+        continue;
+      }
+      assert.ok(actual, `${p.name}(${key}) has a prepared answer`);
+      assert.equal(actual.compact.toString(), expected.compact.toString(), `${p.name}(${key}) compact`);
+      assert.equal(actual.indented.toString(), expected.indented.toString(), `${p.name}(${key}) indented`);
+      prepared++;
+    }
+  }
+  return prepared;
+}
+
+function behaviour(db: TestDatabase): void {
+  db.test('every prepared answer is what the handler sends, for the reference content', async () => {
+    const { store, close } = await db.open();
+    try {
+      await importFolder(store, REFERENCE_BUNDLE);
+      await importFolder(store, EXTRAS_BUNDLE);
+      const prepared = await assertSameAsHandlers(store);
+      assert.ok(prepared > 12, `only ${prepared} answers compared`);
+    } finally {
+      await close();
+    }
+  });
+
+  db.test('a binary larger than one chunk streams from its record, as the handler sends it', async () => {
+    const { store, close } = await db.open();
+    try {
+      const { json, files } = generation(1);
+      const big = pattern(2 * STORED_INPUT_BYTES + 5, 7);
+      const folder = s.bundle(json, { ...files, 'files/satzung.txt': big });
+      await importFolder(store, folder);
+      const operation = operationNamed('getArtikelDetails');
+      const inside = await preparedInside(store, operation, { artikelID: 1 }, 'compact', FIXED_NOW, () => 0);
+      assert.ok(inside?.some((part) => !Buffer.isBuffer(part) && 'base64Of' in part));
+      assert.ok(inside?.every((part) => Buffer.isBuffer(part) || 'base64Of' in part));
+      const text = (await materialize(inside!)).toString();
+      assert.ok(text.includes(big.toString('base64')));
+      await assertSameAsHandlers(store);
+    } finally {
+      await close();
+    }
+  });
+
+  db.test('an import prepares again what a change shows: the article of a changed area or file', async () => {
+    const { store, close } = await db.open();
+    try {
+      const first = generation(1);
+      await importFolder(store, s.bundle(first.json, first.files));
+      const before = (await fromPrepared(store, operationNamed('getArtikelDetails'), '1', FIXED_NOW))!;
+      assert.match(before.compact.toString(), /Kultur gen 1/);
+      // Only the area and the attachment's file change: the article itself is unchanged.
+      const merge = bundleJson({
+        mode: 'upsert',
+        bereiche: [{ bereichID: 2, name: 'Kultur und Sport' }],
+        anhaenge: [
+          {
+            anhangID: 100,
+            file: 'files/satzung.txt',
+            filename: 'satzung.txt',
+            name: 'Satzung gen 1',
+            beschreibung: 'Satzung der Stadt',
+            mimetype: 'text/plain',
+            sort: 1,
+          },
+        ],
+      });
+      await importFolder(store, s.bundle(merge, { 'files/satzung.txt': 'Neue Fassung\n' }));
+      const after = (await fromPrepared(store, operationNamed('getArtikelDetails'), '1', FIXED_NOW))!;
+      assert.match(after.compact.toString(), /Kultur und Sport/);
+      assert.ok(after.compact.toString().includes(Buffer.from('Neue Fassung\n').toString('base64')));
+      await assertSameAsHandlers(store);
+      // A removed record's answers go with it.
+      await importFolder(
+        store,
+        s.bundle(bundleJson({ mode: 'upsert', loeschen: { abonnements: ['leser@example.org'] } })),
+      );
+      await assertSameAsHandlers(store);
+      const gone = await fromPrepared(
+        store,
+        operationNamed('getAbonnierteNewsletter'),
+        'leser@example.org',
+        0,
+      );
+      assert.equal(gone, undefined);
+    } finally {
+      await close();
+    }
+  });
+
+  db.test("an article's prepared answer is sent only inside its window, and says when it ends", async () => {
+    const { store, close } = await db.open();
+    try {
+      const from = Date.parse('2026-01-01T00:00:00Z');
+      const until = Date.parse('2026-12-31T00:00:00Z');
+      const { json, files } = generation(1);
+      const artikel = (json.artikel as Array<Record<string, unknown>>)[0]!;
+      const windowed = {
+        ...json,
+        artikel: [{ ...artikel, sichtbarVon: '2026-01-01T00:00:00Z', sichtbarBis: '2026-12-31T00:00:00Z' }],
+      };
+      await importFolder(store, s.bundle(windowed, files));
+      const operation = operationNamed('getArtikelDetails');
+      const ask = async (now: number) => {
+        let expires: number | undefined;
+        const inside = await preparedInside(store, operation, { artikelID: 1 }, 'indented', now, (at) => {
+          expires = at;
+        });
+        return { inside, expires };
+      };
+      assert.equal((await ask(from - 1)).inside, undefined);
+      assert.equal((await ask(until + 1)).inside, undefined);
+      const open = await ask(from);
+      assert.ok(open.inside);
+      assert.equal(open.expires, until + 1);
+      await assertSameAsHandlers(store, from);
+      await assertSameAsHandlers(store, until + 1);
+    } finally {
+      await close();
+    }
+  });
+
+  db.test(
+    'answers of another format are never sent, and an import without a preparer drops them',
+    async () => {
+      const { store, close } = await db.open();
+      try {
+        const { json, files } = generation(1);
+        await importFolder(store, s.bundle(json, files));
+        const operation = operationNamed('getBereich');
+        const ask = (format: string) =>
+          store.read((snapshot) => snapshot.answer('getBereich', '1', 'compact', format));
+        assert.ok(await ask(ANSWERS_FORMAT));
+        assert.equal(await ask(`${ANSWERS_FORMAT}-other`), undefined);
+        // Another build's import (no preparer) changes the area: the stale answer must go.
+        const merge = bundleJson({ mode: 'upsert', bereiche: [{ bereichID: 1, name: 'Neu' }] });
+        await importWithout(store, s.bundle(merge));
+        assert.equal(await ask(ANSWERS_FORMAT), undefined);
+        assert.equal(
+          await preparedInside(store, operation, { bereichID: 1 }, 'compact', 0, () => 0),
+          undefined,
+        );
+        // The next import with one prepares every answer again, though nothing changed.
+        const summary = await importFolder(store, s.bundle(bundleJson({ mode: 'upsert' })));
+        assert.equal(summary.contentChanged, true);
+        assert.ok(await ask(ANSWERS_FORMAT));
+        await assertSameAsHandlers(store);
+      } finally {
+        await close();
+      }
+    },
+  );
+}
+
+for (const db of DATABASES) describe(db.name, () => behaviour(db));
