@@ -2,6 +2,7 @@ import pino, { type Logger } from 'pino';
 import { Base64Cache } from '../cache/base64-cache.ts';
 import { CacheDirError } from '../cache/bounded-folder.ts';
 import { ImageService } from '../images/image-service.ts';
+import { isoTime, logDestination } from '../observe/log-destination.ts';
 import { createMetrics, type Metrics } from '../observe/metrics.ts';
 import { answerPreparer } from '../prepare/prepare-answers.ts';
 import {
@@ -107,13 +108,16 @@ export async function serveCommand(args: string[]): Promise<number> {
     if (error instanceof SettingsError) throw new UsageError(error.message);
     throw error;
   }
-  const logger = pino({
-    level: settings.logLevel,
-    base: logBase(),
-    // `level` as its name and `time` as ISO 8601 (docs/operations.md).
-    formatters: { level: (label) => ({ level: label }) },
-    timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  const logger = pino(
+    {
+      level: settings.logLevel,
+      base: logBase(),
+      // `level` as its name and `time` as ISO 8601 (docs/operations.md).
+      formatters: { level: (label) => ({ level: label }) },
+      timestamp: isoTime,
+    },
+    logDestination(1),
+  );
   // Once per start: a cluster's workers read the same settings again.
   if (!isWorker) for (const line of settings.deprecations) logger.warn(line);
   const addressWarning = publicUrlWarning(settings.host, settings.publicUrl);
