@@ -4,10 +4,20 @@
  * never by name. Also the /proc readers for their memory.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 
 const started = new Set<Child>();
@@ -57,8 +67,9 @@ function spawnNode(
   nodeArgs: readonly string[],
   env: NodeJS.ProcessEnv,
   fdLimit: number | undefined,
+  stdout: 'pipe' | number = 'pipe',
 ): ChildProcess {
-  const options = { env, stdio: ['ignore', 'pipe', 'pipe'] as Array<'ignore' | 'pipe'> };
+  const options = { env, stdio: ['ignore', stdout, 'pipe'] as Array<'ignore' | 'pipe' | number> };
   const command = [...pinned('server'), process.execPath, ...nodeArgs];
   // `exec` (and taskset's own exec) keep the pid: the pid we sample and kill is the server's.
   if (fdLimit === undefined) return spawn(command[0]!, command.slice(1), options);
@@ -124,19 +135,49 @@ export interface ScoopOptions {
   readonly fdLimit?: number;
 }
 
-/** The environment `scoop serve` runs with in every benchmark (reported with the results). */
+/**
+ * The environment `scoop serve` runs with in every benchmark (reported with the results):
+ * its defaults but one worker. So the request log is on, at `info`, written to a file
+ * (requestLog below), and the admin listener with its metrics is on, on a port of its own.
+ */
 export const SERVE_ENV: Readonly<Record<string, string>> = {
   SCOOP_WORKERS: '1',
-  SCOOP_ADMIN_PORT: 'off',
-  SCOOP_LOG_LEVEL: 'warn',
 };
 
+/** Past this, the request log file is emptied, as logrotate's copytruncate would. */
+const LOG_FILE_BYTES = 256 * 1024 * 1024;
+
 /**
- * `scoop serve` as an operator runs it, one worker. At log level warn the "listening" line
- * is not printed, so the harness picks a free port and waits until it answers.
+ * The file `scoop serve`'s stdout (its request log) is appended to, as an operator's
+ * service manager would; emptied when it grows past LOG_FILE_BYTES (the writer appends,
+ * so it goes on at the new end), and removed when the server stops.
+ */
+function requestLog(): { fd: number; stop(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'scoop-bench-log-'));
+  const file = path.join(dir, 'scoop.log');
+  const fd = openSync(file, 'a');
+  const timer = setInterval(() => {
+    if (statSync(file).size > LOG_FILE_BYTES) truncateSync(file, 0);
+  }, 2000);
+  timer.unref();
+  return {
+    fd,
+    stop() {
+      clearInterval(timer);
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * `scoop serve` as an operator runs it, one worker. The harness picks free ports (the
+ * server's and the admin listener's) and waits until it answers.
  */
 export async function startScoop(options: ScoopOptions): Promise<Child> {
   const port = await freePort();
+  const adminPort = await freePort();
+  const log = requestLog();
   const child = spawnNode(
     [
       ...(options.nodeFlags ?? []),
@@ -149,10 +190,11 @@ export async function startScoop(options: ScoopOptions): Promise<Child> {
       '--db',
       options.db,
     ],
-    { ...process.env, ...SERVE_ENV, ...options.env },
+    { ...process.env, SCOOP_ADMIN_PORT: String(adminPort), ...SERVE_ENV, ...options.env },
     options.fdLimit,
+    log.fd,
   );
-  child.stdout!.resume();
+  child.once('exit', () => log.stop());
   const errors = collectStderr(child);
   const url = `http://127.0.0.1:${port}`;
   const handle = track('scoop', child, url, errors);

@@ -45,6 +45,22 @@ test('it stays within its byte bound, oldest unused entries out first', () => {
   assert.ok(cache.get(key('k9'), 1, 0));
 });
 
+test('an entry holds only its own bytes, not the larger buffer its body is a view of', () => {
+  const cache = new ResponseCache(1 << 20);
+  const shared = Buffer.alloc(64 * 1024, 7);
+  const body = shared.subarray(100, 400);
+  cache.set(key('k'), { ...answer(1, 0), body });
+  const kept = cache.get(key('k'), 1, 0)!.body;
+  assert.deepEqual(kept, body);
+  assert.equal(kept.buffer.byteLength, 300, 'a copy of its own length, not the 64 KiB it came from');
+  shared.fill(0);
+  assert.equal(kept[0], 7, 'later writes to the shared memory do not reach it');
+  // A small Buffer.concat result is a slice of node's shared pool: kept the same way.
+  const pooled = Buffer.concat([Buffer.from('<a>'), Buffer.from('</a>')]);
+  cache.set(key('p'), { ...answer(1, 0), body: pooled });
+  assert.equal(cache.get(key('p'), 1, 0)!.body.buffer.byteLength, pooled.length);
+});
+
 test('an entry read since it was stored gets a second chance before it is evicted', () => {
   const cache = new ResponseCache(10_000);
   for (let i = 0; i < 5; i++) cache.set(key(`k${i}`), answer(1, 1500));

@@ -148,6 +148,20 @@ function keptKey(key: RequestKey): RequestKey {
   return { ...key, body };
 }
 
+/**
+ * An answer that owns exactly its bytes. A body may be a view of more memory: a slice of
+ * node's shared 8 KiB pool (Buffer.concat makes small buffers there), or part of a stored
+ * fragment; kept as it is, it would hold all of that memory while the cache counts only
+ * its own length, and 30,000 small answers would pin several times the budget.
+ */
+function keptAnswer(answer: CachedAnswer): CachedAnswer {
+  const { body } = answer;
+  if (body.byteOffset === 0 && body.buffer.byteLength === body.length) return answer;
+  const own = Buffer.allocUnsafeSlow(body.length);
+  body.copy(own);
+  return { ...answer, body: own };
+}
+
 interface Slot {
   readonly key: RequestKey;
   readonly answer: CachedAnswer;
@@ -218,7 +232,7 @@ export class ResponseCache {
     if (old) this.remove(old);
     const bucket = this.buckets.get(key.hash);
     if (bucket !== undefined && bucket.length >= MAX_BUCKET) this.remove(bucket[0]!);
-    const slot: Slot = { key: keptKey(key), answer, size, used: false };
+    const slot: Slot = { key: keptKey(key), answer: keptAnswer(answer), size, used: false };
     const kept = this.buckets.get(key.hash);
     if (kept === undefined) this.buckets.set(key.hash, [slot]);
     else kept.push(slot);

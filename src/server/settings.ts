@@ -216,14 +216,14 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
     corsOrigins: corsOrigins(env.SCOOP_CORS_ORIGINS),
     recordCacheBytes: integer(
       env.SCOOP_RECORD_CACHE_BYTES,
-      64 * 1024 * 1024,
+      16 * 1024 * 1024,
       'SCOOP_RECORD_CACHE_BYTES',
       0,
       2 ** 40,
     ),
     responseCacheBytes: integer(
       env.SCOOP_RESPONSE_CACHE_BYTES,
-      128 * 1024 * 1024,
+      32 * 1024 * 1024,
       'SCOOP_RESPONSE_CACHE_BYTES',
       0,
       2 ** 40,

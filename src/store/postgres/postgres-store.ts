@@ -26,7 +26,7 @@ import { PostgresPool } from './pool.ts';
 import { PostgresTokenTable } from './tokens.ts';
 import { PostgresVersionWatch } from './version-watch.ts';
 
-const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_CACHE_BYTES = 16 * 1024 * 1024;
 
 export interface PostgresStoreOptions {
   /** A serving process waits at most this long for a connection, then answers UNAVAILABLE. */

@@ -30,7 +30,7 @@ import { SqliteVersionWatch } from './version-watch.ts';
 
 type Db = Database.Database;
 
-const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_CACHE_BYTES = 16 * 1024 * 1024;
 const MAX_READ_ATTEMPTS = 5;
 
 export interface SqliteStoreOptions {
