@@ -1,4 +1,5 @@
 /** The realistic mix's results, as bench/results/bench.json carries them (`mix`). */
+import type { ImportCurve } from './after-import.ts';
 import type { MixDataset } from './dataset.ts';
 import type { Distribution } from './requests.ts';
 
@@ -22,5 +23,7 @@ export interface MixReport {
   readonly meanAnswerBytes: number;
   readonly importMs: Readonly<Record<string, number>>;
   readonly rows: readonly MixRow[];
+  /** The rate second by second around an import (after-import.ts). */
+  readonly curves: readonly ImportCurve[];
   readonly serverEnv: Readonly<Record<string, string>>;
 }

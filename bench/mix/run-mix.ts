@@ -17,6 +17,7 @@ import { type Child, RssSampler, SERVE_ENV, startBenchChild, startScoop } from '
 import { table } from '../render.ts';
 import { extraStores } from '../stores.ts';
 import { sameBytes } from '../verify.ts';
+import { type ImportCurve, importCurve } from './after-import.ts';
 import { writeMixBundle } from './dataset.ts';
 import type { MixReport, MixRow } from './mix-report.ts';
 import { type Distribution, drawOrder, type MixRequest, mixRequests } from './requests.ts';
@@ -56,6 +57,7 @@ export async function runMix(
     ...(await extraStores(options.stores, notes)),
   ];
   const rows: MixRow[] = [];
+  const curves: ImportCurve[] = [];
   const importMs: Record<string, number> = {};
   let ceiling: Child | undefined;
   let meanAnswerBytes = 0;
@@ -79,7 +81,8 @@ export async function runMix(
         ceiling = await startBenchChild('ceiling', 'bench/ceiling.ts', [captured.manifest]);
         await sameAnswers(ceiling.url, requests, captured.sample);
       }
-      for (const cache of ['on', 'off'] as const) {
+      // The answer cache off first: the runs with it on end with imports (after-import.ts).
+      for (const cache of ['off', 'on'] as const) {
         const ours = await startScoop({ db: store.location, env: CACHE_ENV[cache] });
         const sampler = new RssSampler(ours.pid, 100);
         const runs = new Map<Distribution, { ours: WrkResult[]; ceiling: WrkResult[] }>();
@@ -91,6 +94,26 @@ export async function runMix(
             log(`mix: ${storeName}, cache ${cache}, ${distribution}, round ${round + 1}/${options.rounds}`);
             entry.ours.push(await timed(ours, script, files.script, options));
             entry.ceiling.push(await timed(ceiling, script, files.script, options));
+          }
+        }
+        if (cache === 'on') {
+          // Last, as it changes the content: the curve after an import, at default settings.
+          for (const distribution of ['uniform', 'zipf'] as const) {
+            log(`mix: ${storeName}, the rate around an import, ${distribution}`);
+            const order = drawOrder(requests.length, ORDER_LENGTH, distribution);
+            curves.push(
+              await importCurve({
+                server: ours,
+                store: storeName,
+                db: store.location,
+                distribution,
+                script: mixScript(requests, order, files),
+                scriptFile: files.script,
+                connections: options.connections,
+                work,
+                areas: 20,
+              }),
+            );
           }
         }
         const peakRssMb = sampler.stop().peakMb;
@@ -120,6 +143,7 @@ export async function runMix(
     meanAnswerBytes,
     importMs,
     rows,
+    curves,
     serverEnv: SERVE_ENV,
   };
 }
@@ -229,7 +253,13 @@ export function renderMix(report: MixReport): string {
     ]),
   ];
   const c = report.content;
+  const curves = report.curves.map(
+    (k) =>
+      `around an import (${k.store}, ${k.distribution}, ${k.changedAreas} areas renamed, import ${(k.importMs / 1000).toFixed(1)} s): steady ${k.steadyRps.toFixed(0)} req/s; the 10 s after: ${k.after.map((x) => (x / k.steadyRps).toFixed(2)).join(' ')} of it, mean ${k.firstSecondsRatio.toFixed(2)}`,
+  );
   return `${table(rows)}
+
+${curves.join('\n')}
 
 content: ${c.artikel} articles, ${c.bereiche} areas, ${c.cityAppBereiche} city-app areas, ${c.anhaenge} attachments, ${c.bilder} images, ${c.abonnements} subscriptions (${(c.fileBytes / 1e6).toFixed(0)} MB of files); ${c.distinctRequests} distinct requests, answers of ${(report.meanAnswerBytes / 1024).toFixed(1)} KiB on average; import ${Object.entries(
     report.importMs,
