@@ -9,6 +9,23 @@
  *   milliseconds: 6,650 header elements × 63 namespaced attributes (4.15 MB) cost 0.8 s.
  */
 import { SaxesParser, type SaxesTagNS } from 'saxes';
+import {
+  DEFAULT_XML_LIMITS,
+  namespacesInScope,
+  type ParsedDocument,
+  type XmlAttribute,
+  type XmlElement,
+  type XmlLimits,
+} from './document.ts';
+import { parsePlainXml } from './plain-reader.ts';
+
+export {
+  DEFAULT_XML_LIMITS,
+  type ParsedDocument,
+  type XmlAttribute,
+  type XmlElement,
+  type XmlLimits,
+} from './document.ts';
 
 /** What the reader refuses: a document that is not well-formed, a DOCTYPE, a structural limit. */
 export type XmlErrorKind = 'malformed' | 'doctype' | 'limit';
@@ -28,82 +45,9 @@ export class XmlError extends Error {
   }
 }
 
-export interface XmlAttribute {
-  readonly uri: string;
-  readonly local: string;
-  readonly prefix: string;
-  readonly value: string;
-}
-
-export interface XmlElement {
-  readonly uri: string;
-  readonly local: string;
-  readonly prefix: string;
-  readonly attributes: readonly XmlAttribute[];
-  readonly children: XmlElement[];
-  /** Character data directly inside this element (text and CDATA), concatenated. */
-  text: string;
-  /**
-   * Namespace declarations in scope, for QName-valued content: a lookup object whose
-   * inherited declarations sit on its prototype chain (read it with `[prefix]` or `for…in`).
-   */
-  readonly namespaces: Readonly<Record<string, string>>;
-}
-
-export interface XmlLimits {
-  readonly maxDepth: number;
-  readonly maxElements: number;
-  /** Attributes on one element (namespace declarations included). */
-  readonly maxAttributes: number;
-  /** Attributes in the whole document (namespace declarations included). */
-  readonly maxDocumentAttributes: number;
-  readonly maxNameLength: number;
-  readonly maxTextLength: number;
-  /** Length of one attribute value: 64 KiB, as Apache CXF's `maxAttributeSize`. */
-  readonly maxAttributeLength: number;
-}
-
-export const DEFAULT_XML_LIMITS: XmlLimits = {
-  maxDepth: 32,
-  maxElements: 10_000,
-  maxAttributes: 64,
-  maxDocumentAttributes: 2048,
-  maxNameLength: 256,
-  maxTextLength: 1_048_576,
-  maxAttributeLength: 65_536,
-};
-
-export interface ParsedDocument {
-  readonly root: XmlElement;
-  /** True when a processing instruction (other than the XML declaration) occurred. */
-  readonly hasProcessingInstruction: boolean;
-}
-
 /** XML 1.0 §2.8: a document type declaration starts with `<!DOCTYPE`, case-sensitively. */
 export function containsDoctype(text: string): boolean {
   return text.includes('<!DOCTYPE');
-}
-
-/** The root of every scope chain: no prototype, so a prefix such as `constructor` finds nothing. */
-const NO_NAMESPACES: Readonly<Record<string, string>> = Object.freeze(Object.create(null));
-
-/**
- * The declarations in scope for an element: its own on top of its parent's, chained by
- * prototype rather than copied. Copying cost O(declarations in scope) per element, so
- * 31 ancestors with 64 declarations each over 10,000 leaves (an 88 KB body) took
- * seconds of CPU; a chain costs O(own declarations), and an element that declares
- * nothing shares its parent's scope (Namespaces in XML 1.0 §6.1: scope is inherited).
- */
-function namespacesInScope(
-  inherited: Readonly<Record<string, string>> | undefined,
-  declared: Readonly<Record<string, string>>,
-): Readonly<Record<string, string>> {
-  const parent = inherited ?? NO_NAMESPACES;
-  const names = Object.keys(declared);
-  if (names.length === 0) return parent;
-  const scope: Record<string, string> = Object.create(parent);
-  for (const name of names) scope[name] = declared[name]!;
-  return scope;
 }
 
 function limitError(what: string): XmlError {
@@ -114,6 +58,11 @@ export function parseXml(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): 
   if (containsDoctype(text)) {
     throw new XmlError('doctype', 'Document type declarations (DOCTYPE) are not allowed.');
   }
+  return parsePlainXml(text, limits) ?? parseWithSaxes(text, limits);
+}
+
+/** The reader without its fast path: every document saxes reads, and every refusal. */
+export function parseWithSaxes(text: string, limits: XmlLimits): ParsedDocument {
   const parser = new SaxesParser({ xmlns: true });
   const stack: XmlElement[] = [];
   let root: XmlElement | undefined;
