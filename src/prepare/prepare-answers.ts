@@ -36,12 +36,9 @@ class TransactionSnapshot implements Snapshot {
   private async read(kind: RecordKind, id: string): Promise<StoredRecord | undefined> {
     const row = await this.tx.get(kind, id);
     if (!row) return undefined;
-    if (row.blobId === null) return { doc: row.doc };
-    const size = row.size ?? 0;
-    return {
-      doc: row.doc,
-      blob: { id: row.blobId, sha256: '', size, source: new BinaryReference(kind, id, size) },
-    };
+    if (!row.blob) return { doc: row.doc };
+    const { id: blobId, sha256, size } = row.blob;
+    return { doc: row.doc, blob: { id: blobId, sha256, size, source: new BinaryReference(row.blob) } };
   }
 
   async getMany(kind: RecordKind, ids: readonly string[]): Promise<Map<string, StoredRecord>> {
@@ -62,6 +59,10 @@ class TransactionSnapshot implements Snapshot {
     // As the stores' own all() orders them: by the leading integer (0 for none), then the id.
     const leading = (id: string) => Number(/^-?\d{1,18}/.exec(id)?.[0] ?? 0);
     return list.sort((a, b) => leading(a.id) - leading(b.id) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async blob(): Promise<undefined> {
+    throw new Error('an import does not read blobs by reference');
   }
 
   async answer(): Promise<undefined> {

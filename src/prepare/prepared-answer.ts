@@ -1,12 +1,12 @@
 /**
  * A call answered from its prepared answer: one lookup of the fragment and, when it shows
- * binaries, of their records (whose base64 is stored as it is sent), all in one read of one
+ * binaries, of their blobs' chunks (base64 stored as it is sent), all in one read of one
  * content version. The markup is sent as stored; the binding only adds its envelope.
  */
 import type { Arguments, Operation } from '../contract/operations.ts';
-import type { ContentStore, Snapshot } from '../store/content-store.ts';
+import type { BlobReference, ContentStore, Snapshot } from '../store/content-store.ts';
 import type { BodyPart, Layout } from '../xml/writer.ts';
-import { type FragmentReference, splitFragment } from './fragment.ts';
+import { splitFragment } from './fragment.ts';
 import { ANSWERS_FORMAT, preparedOperation } from './prepared-operations.ts';
 
 /**
@@ -48,16 +48,15 @@ export async function preparedInside(
 
 /**
  * Each reference's binary as the writer would send it: the stored base64 of a binary of one
- * chunk, at hand; a larger one streamed from its source. Undefined if a record is missing.
+ * chunk, at hand; a larger one streamed from its chunks. Undefined if a blob is gone.
  */
 async function binariesOf(
   snapshot: Snapshot,
-  references: readonly FragmentReference[],
+  references: readonly BlobReference[],
 ): Promise<BodyPart[] | undefined> {
   const parts: BodyPart[] = [];
-  for (const { kind, id } of references) {
-    const record = await snapshot.get(kind, id);
-    const blob = record?.blob;
+  for (const reference of references) {
+    const blob = await snapshot.blob(reference);
     if (!blob) return undefined;
     if (blob.base64) parts.push(blob.base64);
     else if (blob.bytes) parts.push(Buffer.from(Buffer.from(blob.bytes).toString('base64'), 'latin1'));

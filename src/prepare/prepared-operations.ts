@@ -69,11 +69,12 @@ export function preparedOperation(name: string): PreparedOperation | undefined {
 }
 
 /**
- * Raised whenever what the writer makes of the same content changes (escaping, layout),
+ * Raised whenever what the writer makes of the same content changes (escaping, layout) or
+ * how a fragment refers to binaries (fragment.ts),
  * which the contract's shape below cannot see: a store's answers of another format are
  * never sent, and the next import prepares them all again.
  */
-const RENDERING = 1;
+const RENDERING = 2;
 
 /** The format of the answers this build prepares: the rendering and the contract's result types. */
 export const ANSWERS_FORMAT = `${RENDERING}-${createHash('sha256')

@@ -8,6 +8,7 @@ import type { TokenStore } from '../auth/tokens.ts';
 import type { RecordKind, StoredDocument } from '../contract/documents.ts';
 import type { BinarySource } from '../xml/binary.ts';
 import type { Layout } from '../xml/writer.ts';
+import type { BlobEncoding } from './blob-chunks.ts';
 
 export { RECORD_KINDS, type RecordKind } from '../contract/documents.ts';
 
@@ -44,6 +45,19 @@ export interface StoredBlob {
   readonly source: BinarySource;
 }
 
+/**
+ * A blob as a prepared answer refers to it: what is needed to send it without reading its
+ * record. Blobs are content-addressed and never change, so these facts hold as long as
+ * the blob exists, and it exists while the record whose answer refers to it does.
+ */
+export interface BlobReference {
+  readonly id: number;
+  readonly size: number;
+  readonly chunkCount: number;
+  readonly encoding: BlobEncoding;
+  readonly sha256: string;
+}
+
 /** How a prepared answer's fragment is laid out (SOAP's compact form, or HTTP GET/POST's indented one). */
 export type AnswerLayout = Layout;
 
@@ -72,6 +86,8 @@ export interface Snapshot {
   getMany<K extends RecordKind>(kind: K, ids: readonly string[]): Promise<Map<string, StoredRecord<K>>>;
   /** Every record of a kind, in id order (numeric ids numerically). */
   all<K extends RecordKind>(kind: K): Promise<Array<{ id: string; record: StoredRecord<K> }>>;
+  /** A blob a prepared answer refers to: its one chunk read now, a larger one streamed; undefined when gone. */
+  blob(reference: BlobReference): Promise<StoredBlob | undefined>;
   /** The prepared answer to `operation` for `key`, if one of this `format` was prepared. */
   answer(
     operation: string,
@@ -144,11 +160,11 @@ export interface StoreHealth {
 }
 
 export interface ImportTransaction {
-  /** A record as stored; `size` is its blob's. */
+  /** A record as stored, with what a reference to its blob needs. */
   get(
     kind: RecordKind,
     id: string,
-  ): Promise<{ doc: string; blobId: number | null; size: number | null } | undefined>;
+  ): Promise<{ doc: string; blobId: number | null; blob: BlobReference | undefined } | undefined>;
   ids(kind: RecordKind): Promise<string[]>;
   docs(kind: RecordKind): Promise<Array<{ id: string; doc: string }>>;
   put(kind: RecordKind, id: string, doc: string, blobId: number | null): Promise<void>;

@@ -14,6 +14,7 @@ function fakeStore() {
     },
     getMany: async () => new Map(),
     all: async () => [],
+    blob: async () => undefined,
     answer: async () => undefined,
   };
   const source: RecordSource = {

@@ -9,7 +9,7 @@
  *   the cache's.
  */
 import type { CacheObserver } from '../cache/observer.ts';
-import type { RecordKind, Snapshot, StoredAnswer, StoredRecord } from './content-store.ts';
+import type { RecordKind, Snapshot, StoredAnswer, StoredBlob, StoredRecord } from './content-store.ts';
 
 /** What a store offers underneath the cache. */
 export interface RecordSource {
@@ -23,7 +23,12 @@ export interface RecordSource {
   consistent<T>(read: (snapshot: Snapshot, version: number) => Promise<T>): Promise<T>;
 }
 
-type Entry = StoredRecord | StoredAnswer | undefined | ReadonlyArray<{ id: string; record: StoredRecord }>;
+type Entry =
+  | StoredRecord
+  | StoredAnswer
+  | StoredBlob
+  | undefined
+  | ReadonlyArray<{ id: string; record: StoredRecord }>;
 
 class Miss extends Error {}
 /** Thrown, made once: an Error made per miss would capture a stack trace on every miss. */
@@ -32,9 +37,14 @@ const MISS = new Miss('not in the record cache');
 function sizeOf(entry: Entry): number {
   if (entry === undefined) return 64;
   if ('fragment' in entry) return 96 + entry.fragment.byteLength;
+  if ('source' in entry) return 64 + blobBytes(entry);
   if (!('doc' in entry)) return entry.reduce((n, e) => n + sizeOf(e.record), 64);
-  const blob = entry.blob;
-  return 64 + entry.doc.length * 2 + (blob?.base64?.byteLength ?? blob?.bytes?.byteLength ?? 0);
+  return 64 + entry.doc.length * 2 + (entry.blob ? blobBytes(entry.blob) : 0);
+}
+
+/** What a blob holds in memory: its one chunk as stored (a larger blob holds none). */
+function blobBytes(blob: StoredBlob): number {
+  return blob.base64?.byteLength ?? (Object.hasOwn(blob, 'bytes') ? (blob.bytes?.byteLength ?? 0) : 0);
 }
 
 export class RecordCache {
@@ -96,6 +106,11 @@ export class RecordCache {
       if (entry === Miss) throw MISS;
       return [...(entry as ReadonlyArray<{ id: string; record: StoredRecord }>)];
     },
+    blob: async (reference) => {
+      const entry = this.hit(`blob\u0000${reference.id}`);
+      if (entry === Miss) throw MISS;
+      return entry as StoredBlob | undefined;
+    },
     answer: async (operation, key, layout, format) => {
       const entry = this.hit(`answer\u0000${operation}\u0000${layout}\u0000${format}\u0000${key}`);
       if (entry === Miss) throw MISS;
@@ -120,6 +135,11 @@ export class RecordCache {
         const list = await snapshot.all(kind);
         pending.push([`${kind}\u0000*`, list]);
         return list;
+      },
+      blob: async (reference) => {
+        const blob = await snapshot.blob(reference);
+        pending.push([`blob\u0000${reference.id}`, blob]);
+        return blob;
       },
       answer: async (operation, key, layout, format) => {
         const answer = await snapshot.answer(operation, key, layout, format);

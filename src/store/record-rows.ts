@@ -4,7 +4,7 @@
  * the read's snapshot, and cached); a larger one streams chunk by chunk through `readChunk`.
  */
 import { type BlobEncoding, ChunkedBlobSource, decodeChunk } from './blob-chunks.ts';
-import type { StoredAnswer, StoredRecord } from './content-store.ts';
+import type { BlobReference, StoredAnswer, StoredBlob, StoredRecord } from './content-store.ts';
 
 export interface RecordRow {
   readonly id: string;
@@ -16,34 +16,52 @@ export interface RecordRow {
   readonly encoding: BlobEncoding | null;
 }
 
+/** The reference to a row's blob (what a prepared answer keeps), or undefined when it has none. */
+export function blobReference(row: Omit<RecordRow, 'id' | 'doc'>): BlobReference | undefined {
+  if (row.blob_id === null) return undefined;
+  return {
+    id: row.blob_id,
+    size: Number(row.size),
+    chunkCount: Number(row.chunk_count),
+    encoding: row.encoding ?? 'raw',
+    sha256: row.sha256!,
+  };
+}
+
+/**
+ * A blob: with its bytes when it is one chunk (`onlyChunk`, read with the row, in the
+ * read's snapshot), else streamed chunk by chunk through `readChunk`.
+ */
+export function storedBlob(
+  reference: BlobReference,
+  readChunk: (blobId: number, seq: number) => Promise<Uint8Array | undefined>,
+  onlyChunk?: Uint8Array,
+): StoredBlob {
+  const { id, sha256, size, chunkCount, encoding } = reference;
+  const source = new ChunkedBlobSource(size, sha256, chunkCount, encoding, (seq) => readChunk(id, seq));
+  const blob = { id, sha256, size, source };
+  if (!onlyChunk) return blob;
+  if (encoding === 'raw') return { ...blob, bytes: onlyChunk };
+  // Kept as stored, which is what an answer sends; decoded only where the bytes are needed
+  // (resizing), and not kept decoded, so a cached record costs its stored size once.
+  const base64 = Buffer.from(onlyChunk.buffer, onlyChunk.byteOffset, onlyChunk.byteLength);
+  return {
+    ...blob,
+    base64,
+    get bytes() {
+      return decodeChunk(base64);
+    },
+  };
+}
+
 export function storedRecord(
   row: RecordRow,
   readChunk: (blobId: number, seq: number) => Promise<Uint8Array | undefined>,
   onlyChunk?: Uint8Array,
 ): StoredRecord {
-  if (row.blob_id === null) return { doc: row.doc };
-  const blobId = row.blob_id;
-  const sha256 = row.sha256!;
-  const encoding = row.encoding ?? 'raw';
-  const source = new ChunkedBlobSource(row.size!, sha256, row.chunk_count!, encoding, (seq) =>
-    readChunk(blobId, seq),
-  );
-  const blob = { id: blobId, sha256, size: row.size!, source };
-  if (!onlyChunk) return { doc: row.doc, blob };
-  if (encoding === 'raw') return { doc: row.doc, blob: { ...blob, bytes: onlyChunk } };
-  // Kept as stored, which is what an answer sends; decoded only where the bytes are needed
-  // (resizing), and not kept decoded, so a cached record costs its stored size once.
-  const base64 = Buffer.from(onlyChunk.buffer, onlyChunk.byteOffset, onlyChunk.byteLength);
-  return {
-    doc: row.doc,
-    blob: {
-      ...blob,
-      base64,
-      get bytes() {
-        return decodeChunk(base64);
-      },
-    },
-  };
+  const reference = blobReference(row);
+  if (!reference) return { doc: row.doc };
+  return { doc: row.doc, blob: storedBlob(reference, readChunk, onlyChunk) };
 }
 
 /** A row of `answers` in one layout, as both stores select it. */

@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import { encodedChunks } from '../blob-chunks.ts';
 import type { ImportRun, ImportTransaction, PreparedAnswer, RecordKind } from '../content-store.ts';
+import { blobReference, type RecordRow } from '../record-rows.ts';
 import { RECORD_RUN } from './import-runs.ts';
 
 /** Byte order, as SQLite compares text: the same order whatever the database's collation. */
@@ -24,11 +25,11 @@ export class PostgresImportTransaction implements ImportTransaction {
   }
 
   async get(kind: RecordKind, id: string) {
-    const [row] = await this.rows<{ doc: string; blob_id: number | null; size: number | null }>(
-      'SELECT r.doc, r.blob_id, b.size FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id WHERE r.kind = $1 AND r.id = $2',
+    const [row] = await this.rows<Omit<RecordRow, 'id'>>(
+      'SELECT r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, b.encoding FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id WHERE r.kind = $1 AND r.id = $2',
       [kind, id],
     );
-    return row ? { doc: row.doc, blobId: row.blob_id, size: row.size } : undefined;
+    return row ? { doc: row.doc, blobId: row.blob_id, blob: blobReference(row) } : undefined;
   }
 
   async ids(kind: RecordKind): Promise<string[]> {

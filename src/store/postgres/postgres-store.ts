@@ -16,7 +16,7 @@ import type {
 } from '../content-store.ts';
 import { schemaStatus } from '../migration-runner.ts';
 import { RecordCache, type RecordSource } from '../record-cache.ts';
-import { type AnswerRow, type RecordRow, storedAnswer, storedRecord } from '../record-rows.ts';
+import { type AnswerRow, type RecordRow, storedAnswer, storedBlob, storedRecord } from '../record-rows.ts';
 import { StoreTokens, TokenCommandsOf } from '../tokens.ts';
 import { PostgresImportRuns } from './import-runs.ts';
 import { PostgresImportTransaction } from './import-transaction.ts';
@@ -157,6 +157,15 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
             record: this.toRecord(row),
           }),
         ),
+      blob: async (reference) => {
+        if (reference.chunkCount !== 1) return storedBlob(reference, this.readChunk);
+        const { rows: chunk } = await client.query<{ data: Buffer }>({
+          name: 'scoop_snapshot_chunk',
+          text: 'SELECT data FROM blob_chunks WHERE blob_id = $1 AND seq = 0',
+          values: [reference.id],
+        });
+        return chunk[0] ? storedBlob(reference, this.readChunk, chunk[0].data) : undefined;
+      },
       answer: async (operation, key, layout, format) => {
         const { rows: found } = await client.query<AnswerRow>({
           name: `scoop_answer_${layout}`,

@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import { encodedChunks } from '../blob-chunks.ts';
 import type { ImportRun, ImportTransaction, PreparedAnswer, RecordKind } from '../content-store.ts';
+import { blobReference, type RecordRow } from '../record-rows.ts';
 import { RECORD_RUN } from './import-runs.ts';
 
 export class SqliteImportTransaction implements ImportTransaction {
@@ -12,8 +13,8 @@ export class SqliteImportTransaction implements ImportTransaction {
 
   constructor(db: Database.Database) {
     this.s = {
-      get: db.prepare<[string, string], { doc: string; blob_id: number | null; size: number | null }>(
-        'SELECT r.doc, r.blob_id, b.size FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id WHERE r.kind = ? AND r.id = ?',
+      get: db.prepare<[string, string], Omit<RecordRow, 'id'>>(
+        'SELECT r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, b.encoding FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id WHERE r.kind = ? AND r.id = ?',
       ),
       ids: db.prepare<[string], { id: string }>('SELECT id FROM records WHERE kind = ? ORDER BY id'),
       docs: db.prepare<[string], { id: string; doc: string }>(
@@ -53,7 +54,7 @@ export class SqliteImportTransaction implements ImportTransaction {
 
   async get(kind: RecordKind, id: string) {
     const row = this.s.get.get(kind, id);
-    return row ? { doc: row.doc, blobId: row.blob_id, size: row.size } : undefined;
+    return row ? { doc: row.doc, blobId: row.blob_id, blob: blobReference(row) } : undefined;
   }
 
   async ids(kind: RecordKind): Promise<string[]> {

@@ -19,7 +19,7 @@ import type {
 import { StoreUnavailableError } from '../content-store.ts';
 import { schemaStatus } from '../migration-runner.ts';
 import { RecordCache, type RecordSource } from '../record-cache.ts';
-import { type AnswerRow, type RecordRow, storedAnswer, storedRecord } from '../record-rows.ts';
+import { type AnswerRow, type RecordRow, storedAnswer, storedBlob, storedRecord } from '../record-rows.ts';
 import { StoreTokens, TokenCommandsOf } from '../tokens.ts';
 import { unavailableOnIoError } from './connection-errors.ts';
 import { SqliteImportRuns } from './import-runs.ts';
@@ -139,6 +139,12 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
       unavailableOnIoError(() =>
         this.statements.all.all(kind).map((row) => ({ id: row.id, record: this.toRecord(row) })),
       ),
+    blob: async (reference) =>
+      unavailableOnIoError(() => {
+        if (reference.chunkCount !== 1) return storedBlob(reference, this.readChunk);
+        const chunk = this.statements.chunk.get(reference.id, 0);
+        return chunk ? storedBlob(reference, this.readChunk, chunk.data) : undefined;
+      }),
     answer: async (operation, key, layout, format) =>
       unavailableOnIoError(() => storedAnswer(this.statements[layout].get(operation, key, format))),
   };
