@@ -135,6 +135,16 @@ export interface StoreComparison {
   readonly error: string | null;
 }
 
+/** What the request log costs in one scenario (bench/log-cost.ts). */
+export interface LogCost {
+  readonly name: string;
+  readonly withLogRps: number;
+  readonly withoutLogRps: number;
+  /** Median of the rounds' ratios: rate with the log over rate without. */
+  readonly ratio: number;
+  readonly pass: boolean;
+}
+
 export interface BenchReport {
   readonly schema: 'scoop-bench/1';
   readonly command: string;
@@ -150,6 +160,8 @@ export interface BenchReport {
   readonly images: ImageBenchResult | null;
   /** The realistic mix (bench/mix/), when it ran. */
   readonly mix: MixReport | null;
+  /** What the request log costs (bench/log-cost.ts), when it ran. */
+  readonly requestLog: readonly LogCost[] | null;
   readonly pass: boolean;
   readonly durationSeconds: number;
 }

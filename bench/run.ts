@@ -20,6 +20,7 @@
  *   npm run bench -- --only mix                the realistic mix alone (bench/mix/: 20,000 articles, 50,000 distinct
  *                                              requests, uniform and Zipf, answer cache on and off, each store)
  *   npm run bench -- --only mix --mix-scale 0.1 --mix-requests 5000   … smaller, for a quick look
+ *   npm run bench -- --only log                what the request log costs: default settings against SCOOP_LOG_LEVEL=warn
  *   npm run bench -- --harvest                 scoop harvest of the demo content scaled to 20,000 articles against
  *                                              a plain load client sending the same requests (bench/harvest.ts;
  *                                              --harvest-articles N, --harvest-concurrency N, --rounds N)
@@ -39,6 +40,7 @@ import { benchImages, type ImageBenchResult, photo } from './images.ts';
 import { type FirstAnswer, measureHuge } from './large-attachment.ts';
 import { ensureWrk } from './load.ts';
 import { runLoadTest } from './load-test.ts';
+import { logCost, renderLogCost } from './log-cost.ts';
 import { compareStore, configure, runScenarios, type Targets } from './measure.ts';
 import { renderMix, runMix } from './mix/run-mix.ts';
 import {
@@ -55,7 +57,7 @@ import {
 } from './processes.ts';
 import { runProfile } from './profile.ts';
 import { render } from './render.ts';
-import { type BenchReport, codeState, machine, type StoreComparison, write } from './report.ts';
+import { type BenchReport, codeState, type LogCost, machine, type StoreComparison, write } from './report.ts';
 import { scenarios as allScenarios, hugeRequest, RSS_TARGET_MB, V7_PATH } from './scenarios.ts';
 import { extraStores } from './stores.ts';
 import { sameBytes, sameValues, soapValues } from './verify.ts';
@@ -292,6 +294,12 @@ async function bench(): Promise<BenchReport> {
         )
       : null;
 
+    let requestLog: readonly LogCost[] | null = null;
+    if (wants('log')) {
+      log('the request log: default settings against SCOOP_LOG_LEVEL=warn…');
+      requestLog = await logCost(work, db, token, Number(opts.rounds));
+    }
+
     let images: ImageBenchResult | null = null;
     if (withImages) {
       log('images: resizing benchmark (its own server)…');
@@ -327,7 +335,7 @@ async function bench(): Promise<BenchReport> {
           runtime,
           store: 'sqlite (temp file)',
           env: SERVE_ENV,
-          note: 'SCOOP_LOG_LEVEL=warn: no per-request log lines, so logging does not dominate',
+          note: 'default settings: the request log at info, written to a file; the admin listener on',
         },
         ceiling: 'bench/ceiling.ts: node:http replaying our captured answers from memory',
         peer: opts['no-peer']
@@ -349,8 +357,10 @@ async function bench(): Promise<BenchReport> {
       stores,
       images,
       mix,
+      requestLog,
       pass:
         scenarioResults.every((s) => s.pass) &&
+        (requestLog ?? []).every((r) => r.pass) &&
         (largeAttachment?.pass ?? true) &&
         rss.pass &&
         stores.every((s) => s.pass),
@@ -403,6 +413,8 @@ async function main(): Promise<void> {
   const report = await bench();
   process.stdout.write(`\n${render(report)}\n`);
   if (report.mix) process.stdout.write(`\nrealistic mix (bench/mix/):\n${renderMix(report.mix)}\n`);
+  if (report.requestLog)
+    process.stdout.write(`\nthe request log (bench/log-cost.ts):\n${renderLogCost(report.requestLog)}\n`);
   process.stdout.write(`\nwritten to ${write(path.join(RESULTS, 'bench.json'), report)}\n`);
 }
 
