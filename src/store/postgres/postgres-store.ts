@@ -1,7 +1,7 @@
 /**
- * The shared store: PostgreSQL, for several instances behind a load balancer. Reads run
- * in one REPEATABLE READ READ ONLY transaction that also selects the content version, so
- * one read is one import's state; an import is one transaction under an advisory lock
+ * The shared store: PostgreSQL, for several instances behind a load balancer. A read
+ * selects the content version before and after its statements, and is made again when an
+ * import committed in between, so one read is one import's state; an import is one transaction under an advisory lock
  * (two imports queue), and its NOTIFY tells every serving instance to drop its cache.
  */
 import pg from 'pg';
@@ -14,6 +14,7 @@ import type {
   StoredRecord,
   StoreHealth,
 } from '../content-store.ts';
+import { StoreUnavailableError } from '../content-store.ts';
 import { schemaStatus } from '../migration-runner.ts';
 import { RecordCache, type RecordSource } from '../record-cache.ts';
 import { type AnswerRow, type RecordRow, storedAnswer, storedBlob, storedRecord } from '../record-rows.ts';
@@ -41,13 +42,29 @@ export interface PostgresStoreOptions {
   readonly versionCheckMs?: number;
 }
 
-interface RecordRowWithChunk extends RecordRow {
-  /** The only chunk, when there is just one. */
+/**
+ * A chunk as a row carries it. node-postgres reads every value as text, so a bytea costs
+ * twice its size on the wire and a hex decode; a chunk stored as base64 is ASCII, so it is
+ * sent as text (`text`) and taken as it is, and only a raw chunk (stored by versions
+ * before base64) comes as bytea (`data`).
+ */
+interface ChunkColumns {
+  readonly text: string | null;
   readonly data: Buffer | null;
 }
 
+const CHUNK_COLUMNS = (chunk: string, blob: string) =>
+  `CASE WHEN ${blob}.encoding = 'base64' THEN convert_from(${chunk}.data, 'UTF8') END AS text, CASE WHEN ${blob}.encoding <> 'base64' THEN ${chunk}.data END AS data`;
+
+function chunkOf(row: ChunkColumns | undefined): Buffer | undefined {
+  if (!row) return undefined;
+  return row.text !== null ? Buffer.from(row.text, 'latin1') : (row.data ?? undefined);
+}
+
+interface RecordRowWithChunk extends RecordRow, ChunkColumns {}
+
 const SELECT_RECORD = `
-  SELECT r.id, r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, b.encoding, c.data
+  SELECT r.id, r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, b.encoding, ${CHUNK_COLUMNS('c', 'b')}
   FROM records r
   LEFT JOIN blobs b ON b.blob_id = r.blob_id
   LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1`;
@@ -56,6 +73,8 @@ const SELECT_RECORD = `
 const BY_NUMERIC_ID = `ORDER BY COALESCE(substring(r.id from '^-?[0-9]{1,18}')::bigint, 0), r.id COLLATE "C"`;
 
 const VERSION = "SELECT value FROM meta WHERE key = 'content_version'";
+/** Reads that saw an import commit in their midst are made again, this many times at most. */
+const MAX_READ_ATTEMPTS = 5;
 const TOKENS_VERSION = "SELECT value FROM meta WHERE key = 'tokens_version'";
 
 export class PostgresStore extends TokenCommandsOf implements ContentStore {
@@ -116,7 +135,7 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
   }
 
   private toRecord(row: RecordRowWithChunk): StoredRecord {
-    return storedRecord(row, this.readChunk, row.data ?? undefined);
+    return storedRecord(row, this.readChunk, chunkOf(row));
   }
 
   /**
@@ -125,11 +144,14 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
    * stopped using it (import.ts collectBlobs), so the rows stay put while a reader streams.
    */
   private readonly readChunk = async (blobId: number, seq: number) => {
-    const { rows } = await this.pool.query<{ data: Buffer }>(
-      { name: 'scoop_chunk', text: 'SELECT data FROM blob_chunks WHERE blob_id = $1 AND seq = $2' },
+    const { rows } = await this.pool.query<ChunkColumns>(
+      {
+        name: 'scoop_chunk',
+        text: `SELECT ${CHUNK_COLUMNS('c', 'b')} FROM blob_chunks c JOIN blobs b ON b.blob_id = c.blob_id WHERE c.blob_id = $1 AND c.seq = $2`,
+      },
       [blobId, seq],
     );
-    return rows[0]?.data;
+    return chunkOf(rows[0]);
   };
 
   private snapshotOn(client: pg.PoolClient): Snapshot {
@@ -159,35 +181,47 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
         ),
       blob: async (reference) => {
         if (reference.chunkCount !== 1) return storedBlob(reference, this.readChunk);
-        const { rows: chunk } = await client.query<{ data: Buffer }>({
+        const { rows: chunk } = await client.query<ChunkColumns>({
           name: 'scoop_snapshot_chunk',
-          text: 'SELECT data FROM blob_chunks WHERE blob_id = $1 AND seq = 0',
+          text: `SELECT ${CHUNK_COLUMNS('c', 'b')} FROM blob_chunks c JOIN blobs b ON b.blob_id = c.blob_id WHERE c.blob_id = $1 AND c.seq = 0`,
           values: [reference.id],
         });
-        return chunk[0] ? storedBlob(reference, this.readChunk, chunk[0].data) : undefined;
+        const data = chunkOf(chunk[0]);
+        return data ? storedBlob(reference, this.readChunk, data) : undefined;
       },
       answer: async (operation, key, layout, format) => {
-        const { rows: found } = await client.query<AnswerRow>({
+        // As base64: a third more than the bytes on the wire and a fast decode, where a bytea's hex is twice.
+        const { rows: found } = await client.query<Omit<AnswerRow, 'fragment'> & { fragment: string }>({
           name: `scoop_answer_${layout}`,
-          text: `SELECT ${layout} AS fragment, visible_from, visible_until FROM answers WHERE operation = $1 AND key = $2 AND format = $3`,
+          text: `SELECT encode(${layout}, 'base64') AS fragment, visible_from, visible_until FROM answers WHERE operation = $1 AND key = $2 AND format = $3`,
           values: [operation, key, format],
         });
-        return storedAnswer(found[0]);
+        const row = found[0];
+        return storedAnswer(row && { ...row, fragment: Buffer.from(row.fragment, 'base64') });
       },
     };
   }
 
   private readonly source: RecordSource = {
     knownVersion: () => this.watch.current(),
-    // The snapshot is taken at the transaction's first statement, the version's SELECT:
-    // every later statement of the read sees that version's rows and no other.
+    // The content version before and after, not a REPEATABLE READ transaction: an import
+    // bumps the version in the transaction that writes its rows, so an unchanged version
+    // means every statement in between saw that version's rows. A transaction cost two
+    // round trips more (BEGIN, COMMIT) on every read that missed the record cache.
     consistent: (read) =>
-      this.pool.inTransaction(async (client) => {
-        const { rows } = await client.query<{ value: string }>({ name: 'scoop_version', text: VERSION });
-        const version = Number(rows[0]!.value);
-        this.watch.observe(version);
-        return read(this.snapshotOn(client), version);
-      }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'),
+      this.pool.withClient(async (client) => {
+        const version = async () =>
+          Number(
+            (await client.query<{ value: string }>({ name: 'scoop_version', text: VERSION })).rows[0]!.value,
+          );
+        for (let attempt = 0; attempt < MAX_READ_ATTEMPTS; attempt++) {
+          const before = await version();
+          this.watch.observe(before);
+          const result = await read(this.snapshotOn(client), before);
+          if ((await version()) === before) return result;
+        }
+        throw new StoreUnavailableError('the content kept changing while it was read');
+      }),
   };
 
   async read<T>(read: (snapshot: Snapshot) => Promise<T>): Promise<T> {
