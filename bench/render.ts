@@ -246,6 +246,40 @@ export function render(report: BenchReport): string {
       ]),
     );
   }
+  if (report.coldResizes) {
+    const c = report.coldResizes;
+    const mark = (pass: boolean) => (pass ? 'pass' : 'FAIL');
+    out.push('');
+    out.push(
+      table([
+        [
+          `cold resizes (issue 17 item 5): ${c.source.width}×${c.source.height} JPEG, ${c.settings.pinning}`,
+          'value',
+          'target',
+        ],
+        [
+          `${c.cold.requests} new variants, one at a time`,
+          `p50 ${ms(c.cold.p50Ms)} ms, p99 ${ms(c.cold.p99Ms)} ms${c.cold.disturbed ? '*' : ''}`,
+          `p50 ≤ ${c.cold.targetP50Ms} ms: ${mark(c.cold.pass)}`,
+        ],
+        ['  server CPU per new variant', `${ms(c.cold.serverCpuMsPerRequest)} ms`, ''],
+        ['  p50 by box', c.cold.byBox.map((b) => `${b.box} ${ms(b.p50Ms)}`).join(', '), ''],
+        ['  cores used: server / curl / other', shares(c.cold.cpu), ''],
+        [
+          `one variant again (variant cache), ${f0(c.warm.answerBytes / 1024)} KB`,
+          `${runCell(c.warm.ours, (r) => f0(r.rps))} req/s, ceiling ${runCell(c.warm.ceiling, (r) => f0(r.rps))}: ${pct(c.warm.oursToCeiling)}`,
+          `≥ ${pct(c.warm.targetRatio)} ceil: ${mark(c.warm.pass)}`,
+        ],
+        [
+          '  settings',
+          Object.entries(c.settings.env)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' '),
+          '',
+        ],
+      ]),
+    );
+  }
   if (report.notes.length > 0) {
     out.push('');
     for (const note of report.notes) out.push(`note: ${note}`);

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, release, totalmem } from 'node:os';
 import path from 'node:path';
+import type { ColdResizeResult } from './cold-resizes.ts';
 import type { ImageBenchResult } from './images.ts';
 import type { MixReport } from './mix/mix-report.ts';
 import type { CpuShare } from './processes.ts';
@@ -148,6 +149,8 @@ export interface BenchReport {
   readonly rss: { idleMb: number; peakUnderLoadMb: number; samples: number; targetMb: number; pass: boolean };
   readonly stores: readonly StoreComparison[];
   readonly images: ImageBenchResult | null;
+  /** Issue 17 item 5 (bench/cold-resizes.ts), when it ran. */
+  readonly coldResizes: ColdResizeResult | null;
   /** The realistic mix (bench/mix/), when it ran. */
   readonly mix: MixReport | null;
   readonly pass: boolean;
