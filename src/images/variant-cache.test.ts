@@ -209,10 +209,22 @@ describe('VariantCache', () => {
     assert.deepEqual(reopened.stats, { entries: 2, bytes: 40 });
   });
 
-  test('a variant file removed by hand is made again, and told', async () => {
+  test('a variant held in memory is answered without reading its file, while its row is indexed', async () => {
+    const dir = s.dir();
+    const cache = await open({ dir, maxBytes: 1_000 });
+    await cache.getOrCreate('k', maker(10, 7).create);
+    for (const f of files(dir)) rmSync(path.join(dir, f));
+    const m = maker(10);
+    assert.deepEqual(await bytesOf((await cache.getOrCreate('k', m.create)).data), Buffer.alloc(10, 7));
+    assert.deepEqual(await bytesOf(cache.held('k')!.data), Buffer.alloc(10, 7));
+    assert.equal(m.calls, 0);
+    assert.equal(cache.held('other'), undefined);
+  });
+
+  test('a variant file removed by hand is made again, and told (when not held in memory)', async () => {
     const dir = s.dir();
     const errors: unknown[] = [];
-    const cache = await open({ dir, maxBytes: 1_000, onError: (e) => errors.push(e) });
+    const cache = await open({ dir, maxBytes: 1_000, memoryBytes: 0, onError: (e) => errors.push(e) });
     await cache.getOrCreate('k', maker(10).create);
     for (const f of files(dir)) rmSync(path.join(dir, f));
     const m = maker(10);
