@@ -1,25 +1,27 @@
 /**
  * Issue 17 item 5, cold resizes: the first request for a new `getBild` variant of a
- * 2-megapixel JPEG, and the same variant asked for again (a variant-cache hit), on scoop
- * pinned to one core. Its own server, started as an operator runs it: log level `info`
- * (the default) whatever SERVE_ENV says, and the answer cache off, so that a repeated
- * request reaches the variant cache instead of the whole-answer cache.
+ * 2-megapixel JPEG, and the same variant asked for again, on scoop pinned to one core and
+ * started as an operator runs it: log level `info` (the default) whatever SERVE_ENV says.
  *
  *   cold — distinct variants (box, mode), each asked for once, one after the other on one
  *          keep-alive connection by curl pinned to the generator's CPU; p50/p99 of curl's
  *          time per answer, judged p50 ≤ 25 ms. A few distinct ones first warm the process.
  *   warm — one of them again, wrk against the ceiling replaying its exact answer, in
- *          rounds back to back (measure.ts); judged ≥ 0.6 of the ceiling's req/s.
+ *          rounds back to back (measure.ts); judged ≥ 0.6 of the ceiling's req/s. With the
+ *          defaults the answer cache answers a repeat after the first (which the variant
+ *          cache answers), so the same is measured again with the answer cache off: every
+ *          request then reaches the variant cache; and, as the floor of any request the answer
+ *          cache does not answer, getBereich on that server against its ceiling.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { join } from 'node:path';
 import { ATTEMPTS, DISTURBED_CORES, waitBeforeRetry, worthRetrying } from './disturbance.ts';
 import { capture } from './http.ts';
 import { photo, writeImageBundle } from './images.ts';
 import { measure, medianRun, pairedRatio, wireBytes } from './measure.ts';
 import {
-  type CpuShare,
+  type Child,
   CpuWatch,
   pinned,
   processTicks,
@@ -28,7 +30,7 @@ import {
   startBenchChild,
   startScoop,
 } from './processes.ts';
-import type { Run } from './report.ts';
+import type { ColdResizeResult, ColdRun, Repeated, Run } from './report.ts';
 import { type BenchRequest, PUBLIC_PATH, SCENARIO_HEADER } from './scenarios.ts';
 
 export const COLD_TARGET_P50_MS = 25;
@@ -37,13 +39,11 @@ export const WARM_TARGET_RATIO = 0.6;
 const SOURCE = { width: 1632, height: 1224 } as const;
 const WARMUP_REQUESTS = 24;
 const COLD_REQUESTS = 240;
-const WARM_SCENARIO = 'getBild-variant-hit';
 
 /** The settings scoop runs with here, over SERVE_ENV (reported with the figures). */
-const ENV: Readonly<Record<string, string>> = {
-  SCOOP_LOG_LEVEL: 'info',
-  SCOOP_RESPONSE_CACHE_BYTES: '0',
-};
+const DEFAULTS: Readonly<Record<string, string>> = { SCOOP_LOG_LEVEL: 'info' };
+const NO_ANSWER_CACHE: Readonly<Record<string, string>> = { ...DEFAULTS, SCOOP_RESPONSE_CACHE_BYTES: '0' };
+const reported = (env: Readonly<Record<string, string>>) => ({ ...SERVE_ENV, ...env });
 
 interface Box {
   readonly width: number;
@@ -85,51 +85,13 @@ function coldPaths(count: number, firstRound: number): string[] {
   );
 }
 
-export interface ColdRun {
-  readonly requests: number;
-  readonly p50Ms: number;
-  readonly p90Ms: number;
-  readonly p99Ms: number;
-  readonly maxMs: number;
-  /** The server's CPU time over the run, per request (clock ticks, so ±10 ms over the run). */
-  readonly serverCpuMsPerRequest: number;
-  readonly cpu: CpuShare;
-  /** The median of each box's requests, so the mix behind p50 can be seen. */
-  readonly byBox: readonly { readonly box: string; readonly p50Ms: number }[];
-}
-
-export interface ColdResizeResult {
-  readonly source: { width: number; height: number; bytes: number };
-  readonly settings: {
-    readonly env: Readonly<Record<string, string>>;
-    readonly pinning: string;
-    readonly boxes: readonly string[];
-  };
-  readonly cold: ColdRun & {
-    readonly attempts: number;
-    readonly disturbed: boolean;
-    readonly targetP50Ms: number;
-    readonly pass: boolean;
-  };
-  readonly warm: {
-    readonly path: string;
-    readonly answerBytes: number;
-    readonly ours: Run;
-    readonly ceiling: Run;
-    readonly oursToCeiling: number;
-    readonly targetRatio: number;
-    readonly pass: boolean;
-  };
-  readonly pass: boolean;
-}
-
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 /** The paths in turn on one keep-alive connection (curl, pinned to the generator's CPU): each answer's time. */
 async function curlEach(url: string, paths: readonly string[], work: string): Promise<number[]> {
-  const config = path.join(work, 'cold-urls.txt');
+  const config = join(work, 'cold-urls.txt');
   writeFileSync(config, paths.map((p) => `url = "${url}${p}"\noutput = "/dev/null"\n`).join(''));
   const command = [...pinned('generator'), 'curl', '-sS', '-K', config, '-w', '%{http_code} %{time_total}\n'];
   const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -175,62 +137,34 @@ async function coldRun(url: string, pid: number, paths: readonly string[], work:
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-export async function benchColdResizes(work: string, rounds: number): Promise<ColdResizeResult> {
-  const dir = path.join(work, 'cold-resizes');
-  mkdirSync(dir, { recursive: true });
-  const jpeg = await photo(SOURCE.width, SOURCE.height);
-  writeImageBundle(path.join(dir, 'bundle'), jpeg);
-  const db = path.join(dir, 'scoop.db');
-  scoopCommand(['import', path.join(dir, 'bundle'), '--db', db]);
-  const ours = await startScoop({ db, env: ENV });
-  let ceiling: Awaited<ReturnType<typeof startBenchChild>> | undefined;
+/** `request` again and again on `ours`, and its captured answer from the ceiling, in turn. */
+async function repeated(
+  ours: Child,
+  env: Readonly<Record<string, string>>,
+  name: string,
+  pathAndQuery: string,
+  dir: string,
+  rounds: number,
+): Promise<Repeated> {
+  const request: BenchRequest = { method: 'GET', path: pathAndQuery, headers: { [SCENARIO_HEADER]: name } };
+  const answer = await capture(ours.url, request);
+  if (answer.status !== 200) throw new Error(`${pathAndQuery} answered ${answer.status}`);
+  const bodyFile = join(dir, `${name}.bin`);
+  writeFileSync(bodyFile, answer.body);
+  const manifest = join(dir, `${name}.json`);
+  const entry = {
+    name,
+    method: 'GET',
+    path: pathAndQuery,
+    status: 200,
+    headers: answer.rawHeaders,
+    bodyFile,
+  };
+  writeFileSync(manifest, JSON.stringify([entry]));
+  const ceiling = await startBenchChild('ceiling', 'bench/ceiling.ts', [manifest]);
   try {
-    const perRound = BOXES.length;
-    await curlEach(ours.url, coldPaths(WARMUP_REQUESTS, 0), dir);
-    let next = Math.ceil(WARMUP_REQUESTS / perRound);
-    let best: ColdRun | undefined;
-    let attempts = 0;
-    while (attempts < ATTEMPTS) {
-      attempts++;
-      log(`cold resizes: ${COLD_REQUESTS} distinct variants of a 2 MP JPEG…`);
-      const started = performance.now();
-      const run = await coldRun(ours.url, ours.pid, coldPaths(COLD_REQUESTS, next), dir);
-      next += Math.ceil(COLD_REQUESTS / perRound);
-      if (!best || run.cpu.other < best.cpu.other) best = run;
-      if (!worthRetrying(run.cpu.other)) break;
-      await waitBeforeRetry(run.cpu.other, performance.now() - started);
-    }
-    const cold = best!;
-
-    // Made by the warm-up: every request of the warm phase is a variant-cache hit.
-    const request: BenchRequest = {
-      method: 'GET',
-      path: bildPath(BOXES[WARM_BOX]!, 0),
-      headers: { [SCENARIO_HEADER]: WARM_SCENARIO },
-    };
-    const answer = await capture(ours.url, request);
-    if (answer.status !== 200) throw new Error(`the warm variant answered ${answer.status}`);
-    const captureDir = path.join(dir, 'captures');
-    mkdirSync(captureDir, { recursive: true });
-    const bodyFile = path.join(captureDir, `${WARM_SCENARIO}.bin`);
-    writeFileSync(bodyFile, answer.body);
-    const manifest = path.join(dir, 'captures.json');
-    writeFileSync(
-      manifest,
-      JSON.stringify([
-        {
-          name: WARM_SCENARIO,
-          method: request.method,
-          path: request.path,
-          status: answer.status,
-          headers: answer.rawHeaders,
-          bodyFile,
-        },
-      ]),
-    );
-    ceiling = await startBenchChild('ceiling', 'bench/ceiling.ts', [manifest]);
-    log('cold resizes: the same variant again (variant cache), ours and the ceiling in turn…');
-    const script = path.join(dir, 'wrk.lua');
+    log(`cold resizes: ${name}, ours and the ceiling in turn…`);
+    const script = join(dir, 'wrk.lua');
     const oursRuns: Run[] = [];
     const ceilingRuns: Run[] = [];
     for (let round = 0; round < rounds; round++) {
@@ -240,36 +174,95 @@ export async function benchColdResizes(work: string, rounds: number): Promise<Co
     const oursRun = medianRun(oursRuns);
     const ceilingRun = medianRun(ceilingRuns);
     const failed = oursRun.failed !== null || ceilingRun.failed !== null;
-    const ratio = failed ? Number.NaN : pairedRatio(oursRun, ceilingRun, (r) => r.rps);
-    const coldPass = cold.p50Ms <= COLD_TARGET_P50_MS;
-    const warmPass = !failed && ratio >= WARM_TARGET_RATIO;
     return {
-      source: { ...SOURCE, bytes: jpeg.length },
-      settings: {
-        env: { ...SERVE_ENV, ...ENV },
-        pinning: pinned('server').length > 0 ? 'scoop on CPU 0, curl and wrk on CPU 1' : 'none',
-        boxes: BOXES.map(boxName),
-      },
-      cold: {
-        ...cold,
-        attempts,
-        disturbed: cold.cpu.other > DISTURBED_CORES,
-        targetP50Ms: COLD_TARGET_P50_MS,
-        pass: coldPass,
-      },
-      warm: {
-        path: request.path,
-        answerBytes: answer.body.length,
-        ours: oursRun,
-        ceiling: ceilingRun,
-        oursToCeiling: ratio,
-        targetRatio: WARM_TARGET_RATIO,
-        pass: warmPass,
-      },
-      pass: coldPass && warmPass,
+      path: pathAndQuery,
+      answerBytes: answer.body.length,
+      env,
+      ours: oursRun,
+      ceiling: ceilingRun,
+      oursToCeiling: failed ? Number.NaN : pairedRatio(oursRun, ceilingRun, (r) => r.rps),
     };
   } finally {
-    await ceiling?.stop();
-    await ours.stop();
+    await ceiling.stop();
   }
+}
+
+/** Distinct variants one at a time, made again (with new ones) while other work disturbed it. */
+async function coldRuns(ours: Child, dir: string): Promise<ColdResizeResult['cold']> {
+  const perRound = BOXES.length;
+  await curlEach(ours.url, coldPaths(WARMUP_REQUESTS, 0), dir);
+  let next = Math.ceil(WARMUP_REQUESTS / perRound);
+  let best: ColdRun | undefined;
+  let attempts = 0;
+  while (attempts < ATTEMPTS) {
+    attempts++;
+    log(`cold resizes: ${COLD_REQUESTS} distinct variants of a 2 MP JPEG…`);
+    const started = performance.now();
+    const run = await coldRun(ours.url, ours.pid, coldPaths(COLD_REQUESTS, next), dir);
+    next += Math.ceil(COLD_REQUESTS / perRound);
+    if (!best || run.cpu.other < best.cpu.other) best = run;
+    if (!worthRetrying(run.cpu.other)) break;
+    await waitBeforeRetry(run.cpu.other, performance.now() - started);
+  }
+  return {
+    ...best!,
+    attempts,
+    disturbed: best!.cpu.other > DISTURBED_CORES,
+    targetP50Ms: COLD_TARGET_P50_MS,
+    pass: best!.p50Ms <= COLD_TARGET_P50_MS,
+  };
+}
+
+export async function benchColdResizes(work: string, rounds: number): Promise<ColdResizeResult> {
+  const dir = join(work, 'cold-resizes');
+  mkdirSync(dir, { recursive: true });
+  const jpeg = await photo(SOURCE.width, SOURCE.height);
+  writeImageBundle(join(dir, 'bundle'), jpeg);
+  const db = join(dir, 'scoop.db');
+  scoopCommand(['import', join(dir, 'bundle'), '--db', db]);
+  // Made by the cold phase's warm-up: every request for it afterwards is a hit.
+  const variant = bildPath(BOXES[WARM_BOX]!, 0);
+
+  const withDefaults = await startScoop({ db, env: DEFAULTS });
+  let cold: ColdResizeResult['cold'];
+  let warm: Repeated;
+  try {
+    cold = await coldRuns(withDefaults, dir);
+    warm = await repeated(withDefaults, reported(DEFAULTS), 'getBild-variant-again', variant, dir, rounds);
+  } finally {
+    await withDefaults.stop();
+  }
+  // The same database and variant folder: the variant is in the folder, not in this process yet.
+  const uncached = await startScoop({ db, env: NO_ANSWER_CACHE });
+  let warmVariantCache: Repeated;
+  let uncachedFloor: Repeated;
+  try {
+    const name = 'getBild-variant-cache';
+    warmVariantCache = await repeated(uncached, reported(NO_ANSWER_CACHE), name, variant, dir, rounds);
+    const floor = `${PUBLIC_PATH}/getBereich?bereichID=1`;
+    uncachedFloor = await repeated(
+      uncached,
+      reported(NO_ANSWER_CACHE),
+      'getBereich-uncached',
+      floor,
+      dir,
+      rounds,
+    );
+  } finally {
+    await uncached.stop();
+  }
+  const warmPass = warm.oursToCeiling >= WARM_TARGET_RATIO;
+  return {
+    source: { ...SOURCE, bytes: jpeg.length },
+    settings: {
+      env: reported(DEFAULTS),
+      pinning: pinned('server').length > 0 ? 'scoop on CPU 0, curl and wrk on CPU 1' : 'none',
+      boxes: BOXES.map(boxName),
+    },
+    cold,
+    warm: { ...warm, targetRatio: WARM_TARGET_RATIO, pass: warmPass },
+    warmVariantCache,
+    uncachedFloor,
+    pass: cold.pass && warmPass,
+  };
 }

@@ -35,7 +35,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { importAndToken, writeBundle } from './bundle.ts';
 import type { CaptureEntry } from './ceiling.ts';
-import { benchColdResizes, type ColdResizeResult } from './cold-resizes.ts';
+import { benchColdResizes } from './cold-resizes.ts';
 import { runHarvestBench } from './harvest.ts';
 import { type Captured, capture } from './http.ts';
 import { benchImages, type ImageBenchResult, photo } from './images.ts';
@@ -58,7 +58,14 @@ import {
 } from './processes.ts';
 import { runProfile } from './profile.ts';
 import { render } from './render.ts';
-import { type BenchReport, codeState, machine, type StoreComparison, write } from './report.ts';
+import {
+  type BenchReport,
+  type ColdResizeResult,
+  codeState,
+  machine,
+  type StoreComparison,
+  write,
+} from './report.ts';
 import { scenarios as allScenarios, hugeRequest, RSS_TARGET_MB, V7_PATH } from './scenarios.ts';
 import { extraStores } from './stores.ts';
 import { sameBytes, sameValues, soapValues } from './verify.ts';
