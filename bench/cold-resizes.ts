@@ -137,6 +137,8 @@ async function coldRun(url: string, pid: number, paths: readonly string[], work:
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
+const cpuPerAnswer = (run: Run) => (run.cpu.server / run.rps) * 1e6;
+
 /** `request` again and again on `ours`, and its captured answer from the ceiling, in turn. */
 async function repeated(
   ours: Child,
@@ -181,6 +183,7 @@ async function repeated(
       ours: oursRun,
       ceiling: ceilingRun,
       oursToCeiling: failed ? Number.NaN : pairedRatio(oursRun, ceilingRun, (r) => r.rps),
+      cpuUsPerAnswer: { ours: cpuPerAnswer(oursRun), ceiling: cpuPerAnswer(ceilingRun) },
     };
   } finally {
     await ceiling.stop();

@@ -255,7 +255,7 @@ export function render(report: BenchReport): string {
         .map(([k, v]) => `${k}=${v}`)
         .join(' ');
     const again = (r: Repeated) =>
-      `${runCell(r.ours, (x) => f0(x.rps))} req/s, ceiling ${runCell(r.ceiling, (x) => f0(x.rps))}: ${pct(r.oursToCeiling)}`;
+      `${runCell(r.ours, (x) => f0(x.rps))} req/s, ceiling ${runCell(r.ceiling, (x) => f0(x.rps))}: ${pct(r.oursToCeiling)}; CPU/answer ${f0(r.cpuUsPerAnswer.ours)} µs, ceiling ${f0(r.cpuUsPerAnswer.ceiling)} µs`;
     out.push('');
     out.push(
       table([

@@ -185,6 +185,11 @@ export interface Repeated {
   readonly ours: Run;
   readonly ceiling: Run;
   readonly oursToCeiling: number;
+  /**
+   * Server CPU time per answer (µs) in the median round of each: steadier than rates
+   * while other work shares the machine, since it counts only the server's own time.
+   */
+  readonly cpuUsPerAnswer: { readonly ours: number; readonly ceiling: number };
 }
 
 export interface ColdResizeResult {
