@@ -353,6 +353,19 @@ describe('VariantCache: an image whose content changed or is gone', () => {
     );
   });
 
+  test("a process records an image's content once: a change another records later stands until this one sees the image change", async () => {
+    const dir = s.dir();
+    const a = await open({ dir, maxBytes: 10_000 });
+    const b = await open({ dir, maxBytes: 10_000 });
+    a.imageContent('300', 'one');
+    b.imageContent('300', 'two');
+    a.imageContent('300', 'one'); // seen before by a: the index still says two
+    await b.getOrCreate('two 50x50', maker(10).create, 'two');
+    assert.equal(files(dir).length, 1, "b's variant of two is kept");
+    a.imageContent('300', 'three'); // a sees the image change: recorded, two's variants go
+    assert.equal(files(dir).length, 0);
+  });
+
   test('what one process learns, another acts on: the change is seen through the shared index', async () => {
     const dir = s.dir();
     const a = await open({ dir, maxBytes: 10_000 });
