@@ -50,10 +50,8 @@ export interface ImageBenchResult {
   };
 }
 
-/** A photo-like 4000×3000 JPEG: smooth gradients with fine noise, so it neither compresses to nothing nor is all noise. */
-export async function photo(): Promise<Buffer> {
-  const width = 4000;
-  const height = 3000;
+/** A photo-like JPEG (4000×3000 unless told): smooth gradients with fine noise, so it neither compresses to nothing nor is all noise. */
+export async function photo(width = 4000, height = 3000): Promise<Buffer> {
   const raw = Buffer.alloc(width * height * 3);
   let seed = 12345;
   for (let y = 0; y < height; y++) {
@@ -73,7 +71,8 @@ export async function photo(): Promise<Buffer> {
     .toBuffer();
 }
 
-function writeBundle(dir: string, jpeg: Buffer): void {
+/** A bundle of one area and one image (bildID 1), the JPEG given. */
+export function writeImageBundle(dir: string, jpeg: Buffer): void {
   mkdirSync(path.join(dir, 'files'), { recursive: true });
   writeFileSync(path.join(dir, 'files', 'foto.jpg'), jpeg);
   const bundle = {
@@ -236,7 +235,7 @@ export async function benchImages(source?: Buffer): Promise<ImageBenchResult> {
   let child: ChildProcess | undefined;
   try {
     const jpeg = source ?? (await photo());
-    writeBundle(path.join(work, 'bundle'), jpeg);
+    writeImageBundle(path.join(work, 'bundle'), jpeg);
     const server = await startServer(work);
     child = server.child;
     const idle = memory(child.pid!).rssMb;

@@ -1,6 +1,7 @@
 /** The benchmark's report (bench/report.ts) as Markdown tables: printed, and pasted into docs/performance.md. */
+
 import type { CpuShare } from './processes.ts';
-import type { BenchReport, codeState, Run } from './report.ts';
+import type { BenchReport, codeState, Repeated, Run } from './report.ts';
 import type { Target } from './scenarios.ts';
 
 const f0 = (n: number | null | undefined) =>
@@ -243,6 +244,43 @@ export function render(report: BenchReport): string {
           'getBereich during the storm',
           `median ${ms(i.storm.bereichMedianMs)} ms, max ${ms(i.storm.bereichMaxMs)} ms`,
         ],
+      ]),
+    );
+  }
+  if (report.coldResizes) {
+    const c = report.coldResizes;
+    const mark = (pass: boolean) => (pass ? 'pass' : 'FAIL');
+    const env = (e: Readonly<Record<string, string>>) =>
+      Object.entries(e)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ');
+    const again = (r: Repeated) =>
+      `${runCell(r.ours, (x) => f0(x.rps))} req/s, ceiling ${runCell(r.ceiling, (x) => f0(x.rps))}: ${pct(r.oursToCeiling)}; CPU/answer ${f0(r.cpuUsPerAnswer.ours)} µs, ceiling ${f0(r.cpuUsPerAnswer.ceiling)} µs`;
+    out.push('');
+    out.push(
+      table([
+        [
+          `cold resizes (issue 17 item 5): ${c.source.width}×${c.source.height} JPEG, ${c.settings.pinning}`,
+          'value',
+          'target',
+        ],
+        [
+          `${c.cold.requests} new variants, one at a time`,
+          `p50 ${ms(c.cold.p50Ms)} ms, p99 ${ms(c.cold.p99Ms)} ms${c.cold.disturbed ? '*' : ''}`,
+          `p50 ≤ ${c.cold.targetP50Ms} ms: ${mark(c.cold.pass)}`,
+        ],
+        ['  server CPU per new variant', `${ms(c.cold.serverCpuMsPerRequest)} ms`, ''],
+        ['  p50 by box', c.cold.byBox.map((b) => `${b.box} ${ms(b.p50Ms)}`).join(', '), ''],
+        ['  cores used: server / curl / other', shares(c.cold.cpu), ''],
+        [
+          `one variant again, ${f0(c.warm.answerBytes / 1024)} KB (answer cache after the first)`,
+          again(c.warm),
+          `≥ ${pct(c.warm.targetRatio)} ceil: ${mark(c.warm.pass)}`,
+        ],
+        ['  settings', env(c.settings.env), ''],
+        ['the same, answer cache off: each a variant-cache hit', again(c.warmVariantCache), 'informational'],
+        ['getBereich, answer cache off (the floor of uncached)', again(c.uncachedFloor), 'informational'],
+        ['  settings', env(c.warmVariantCache.env), ''],
       ]),
     );
   }

@@ -158,6 +158,8 @@ export interface BenchReport {
   readonly rss: { idleMb: number; peakUnderLoadMb: number; samples: number; targetMb: number; pass: boolean };
   readonly stores: readonly StoreComparison[];
   readonly images: ImageBenchResult | null;
+  /** Issue 17 item 5 (bench/cold-resizes.ts), when it ran. */
+  readonly coldResizes: ColdResizeResult | null;
   /** The realistic mix (bench/mix/), when it ran. */
   readonly mix: MixReport | null;
   /** What the request log costs (bench/log-cost.ts), when it ran. */
@@ -170,4 +172,56 @@ export function write(file: string, value: unknown): string {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
   return path.relative(process.cwd(), file);
+}
+
+/** Issue 17 item 5 (bench/cold-resizes.ts). */
+export interface ColdRun {
+  readonly requests: number;
+  readonly p50Ms: number;
+  readonly p90Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  /** The server's CPU time over the run, per request (clock ticks, so ±10 ms over the run). */
+  readonly serverCpuMsPerRequest: number;
+  readonly cpu: CpuShare;
+  /** The median of each box's requests, so the mix behind p50 can be seen. */
+  readonly byBox: readonly { readonly box: string; readonly p50Ms: number }[];
+}
+
+/** One request again and again, ours and the ceiling in turn. */
+export interface Repeated {
+  readonly path: string;
+  readonly answerBytes: number;
+  /** The server's settings over SERVE_ENV's. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly ours: Run;
+  readonly ceiling: Run;
+  readonly oursToCeiling: number;
+  /**
+   * Server CPU time per answer (µs) in the median round of each: steadier than rates
+   * while other work shares the machine, since it counts only the server's own time.
+   */
+  readonly cpuUsPerAnswer: { readonly ours: number; readonly ceiling: number };
+}
+
+export interface ColdResizeResult {
+  readonly source: { width: number; height: number; bytes: number };
+  readonly settings: {
+    readonly env: Readonly<Record<string, string>>;
+    readonly pinning: string;
+    readonly boxes: readonly string[];
+  };
+  readonly cold: ColdRun & {
+    readonly attempts: number;
+    readonly disturbed: boolean;
+    readonly targetP50Ms: number;
+    readonly pass: boolean;
+  };
+  /** As an operator runs scoop: after its first repeat, from the answer cache. */
+  readonly warm: Repeated & { readonly targetRatio: number; readonly pass: boolean };
+  /** With the answer cache off: every request a variant-cache hit (not judged). */
+  readonly warmVariantCache: Repeated;
+  /** getBereich with the answer cache off: what any request the answer cache does not answer costs. */
+  readonly uncachedFloor: Repeated;
+  readonly pass: boolean;
 }

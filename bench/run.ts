@@ -4,6 +4,8 @@
  *
  *   npm run bench                              everything: scenarios vs ceiling and peer, 200 MB, RSS, images
  *   npm run bench -- --only getBereich-get,huge   some scenarios (names as in the table; `huge`, `images`)
+ *   npm run bench -- --only cold-resizes       issue 17 item 5 alone: new variants of a 2 MP JPEG, and one again
+ *                                              against the ceiling (bench/cold-resizes.ts; also part of `images`)
  *   npm run bench -- --seconds 10 --warmup 2   longer runs
  *   npm run bench -- --rounds 9                rounds per scenario, ours and the ceiling back to back (default 7; ratios are the median of the rounds' ratios)
  *   npm run bench -- --store postgres          ours on PostgreSQL too, as a ratio of SQLite (bench/stores.ts;
@@ -34,6 +36,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { importAndToken, writeBundle } from './bundle.ts';
 import type { CaptureEntry } from './ceiling.ts';
+import { benchColdResizes } from './cold-resizes.ts';
 import { runHarvestBench } from './harvest.ts';
 import { type Captured, capture } from './http.ts';
 import { benchImages, type ImageBenchResult, photo } from './images.ts';
@@ -57,7 +60,15 @@ import {
 } from './processes.ts';
 import { runProfile } from './profile.ts';
 import { render } from './render.ts';
-import { type BenchReport, codeState, type LogCost, machine, type StoreComparison, write } from './report.ts';
+import {
+  type BenchReport,
+  type ColdResizeResult,
+  codeState,
+  type LogCost,
+  machine,
+  type StoreComparison,
+  write,
+} from './report.ts';
 import { scenarios as allScenarios, hugeRequest, RSS_TARGET_MB, V7_PATH } from './scenarios.ts';
 import { extraStores } from './stores.ts';
 import { sameBytes, sameValues, soapValues } from './verify.ts';
@@ -151,6 +162,7 @@ async function bench(): Promise<BenchReport> {
   try {
     const withHuge = wants('huge');
     const withImages = wants('images') && !opts['no-images'];
+    const withColdResizes = (wants('images') || wants('cold-resizes')) && !opts['no-images'];
     log('generating the bundle (12 MP JPEG, attachments up to 200 MB)…');
     const jpeg = await photo();
     const bundle = await writeBundle(path.join(work, 'bundle'), { huge: withHuge, jpeg });
@@ -305,6 +317,8 @@ async function bench(): Promise<BenchReport> {
       log('images: resizing benchmark (its own server)…');
       images = await benchImages(jpeg);
     }
+    let coldResizes: ColdResizeResult | null = null;
+    if (withColdResizes) coldResizes = await benchColdResizes(work, Number(opts.rounds));
 
     const rss = {
       idleMb,
@@ -356,12 +370,14 @@ async function bench(): Promise<BenchReport> {
       rss,
       stores,
       images,
+      coldResizes,
       mix,
       requestLog,
       pass:
         scenarioResults.every((s) => s.pass) &&
         (requestLog ?? []).every((r) => r.pass) &&
         (largeAttachment?.pass ?? true) &&
+        (coldResizes?.pass ?? true) &&
         rss.pass &&
         stores.every((s) => s.pass),
       durationSeconds: (performance.now() - started) / 1000,

@@ -188,15 +188,19 @@ export class ImageService {
   }
 
   /**
-   * The resized image; `width` and `height` are not both 0 (that is the stored image).
-   * When `signal` fires while the resize waits for a slot (and no other request waits for
-   * the same variant), it leaves the queue and never runs (CLIENT_CLOSED).
+   * The resized image when the variant cache holds it in memory; undefined otherwise (then
+   * `variant`). Takes no slot and needs no signal.
    */
-  async variant(blob: StoredBlob, request: ImageRequest, signal?: AbortSignal): Promise<Variant> {
+  held(blob: StoredBlob, request: ImageRequest): Variant | undefined {
+    this.cache.imageContent(String(request.bildID), blob.sha256);
+    return this.cache.held(this.keyOf(blob, request));
+  }
+
+  /** Only what changes the bytes goes into the key, so equivalent requests share a variant. */
+  private keyOf(blob: StoredBlob, request: ImageRequest): string {
     const { width, height, maxDimension } = request;
     const plan = planFor(request.modes);
-    // Only what changes the bytes goes into the key, so equivalent requests share a variant.
-    const key = [
+    return [
       RESIZE_PIPELINE,
       blob.sha256,
       `${width}x${height}`,
@@ -204,6 +208,17 @@ export class ImageService {
       plan.pad ? colourHex(this.settings.background) : '-',
       width === 0 || height === 0 ? `max${maxDimension}` : '-',
     ].join(' ');
+  }
+
+  /**
+   * The resized image; `width` and `height` are not both 0 (that is the stored image).
+   * When `signal` fires while the resize waits for a slot (and no other request waits for
+   * the same variant), it leaves the queue and never runs (CLIENT_CLOSED).
+   */
+  async variant(blob: StoredBlob, request: ImageRequest, signal?: AbortSignal): Promise<Variant> {
+    const { width, height, maxDimension } = request;
+    const plan = planFor(request.modes);
+    const key = this.keyOf(blob, request);
     this.cache.imageContent(String(request.bildID), blob.sha256);
     const { background, maxPixels, timeoutSeconds, svg } = this.settings;
     const limits = { maxPixels, maxDimension, background, timeoutSeconds, svg };

@@ -209,10 +209,22 @@ describe('VariantCache', () => {
     assert.deepEqual(reopened.stats, { entries: 2, bytes: 40 });
   });
 
-  test('a variant file removed by hand is made again, and told', async () => {
+  test('a variant held in memory is answered without reading its file, while its row is indexed', async () => {
+    const dir = s.dir();
+    const cache = await open({ dir, maxBytes: 1_000 });
+    await cache.getOrCreate('k', maker(10, 7).create);
+    for (const f of files(dir)) rmSync(path.join(dir, f));
+    const m = maker(10);
+    assert.deepEqual(await bytesOf((await cache.getOrCreate('k', m.create)).data), Buffer.alloc(10, 7));
+    assert.deepEqual(await bytesOf(cache.held('k')!.data), Buffer.alloc(10, 7));
+    assert.equal(m.calls, 0);
+    assert.equal(cache.held('other'), undefined);
+  });
+
+  test('a variant file removed by hand is made again, and told (when not held in memory)', async () => {
     const dir = s.dir();
     const errors: unknown[] = [];
-    const cache = await open({ dir, maxBytes: 1_000, onError: (e) => errors.push(e) });
+    const cache = await open({ dir, maxBytes: 1_000, memoryBytes: 0, onError: (e) => errors.push(e) });
     await cache.getOrCreate('k', maker(10).create);
     for (const f of files(dir)) rmSync(path.join(dir, f));
     const m = maker(10);
@@ -339,6 +351,19 @@ describe('VariantCache: an image whose content changed or is gone', () => {
       readdirSync(dir).filter((f) => f.endsWith('.tmp')),
       [],
     );
+  });
+
+  test("a process records an image's content once: a change another records later stands until this one sees the image change", async () => {
+    const dir = s.dir();
+    const a = await open({ dir, maxBytes: 10_000 });
+    const b = await open({ dir, maxBytes: 10_000 });
+    a.imageContent('300', 'one');
+    b.imageContent('300', 'two');
+    a.imageContent('300', 'one'); // seen before by a: the index still says two
+    await b.getOrCreate('two 50x50', maker(10).create, 'two');
+    assert.equal(files(dir).length, 1, "b's variant of two is kept");
+    a.imageContent('300', 'three'); // a sees the image change: recorded, two's variants go
+    assert.equal(files(dir).length, 0);
   });
 
   test('what one process learns, another acts on: the change is seen through the shared index', async () => {

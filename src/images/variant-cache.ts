@@ -27,6 +27,7 @@ import {
 } from '../cache/bounded-folder.ts';
 import type { Binary, BinarySource } from '../xml/binary.ts';
 import { isOutputFormat, type OutputFormat } from './formats.ts';
+import { HotVariants } from './hot-variants.ts';
 import { openedFile } from './opened-file.ts';
 import { byUse, INDEX_FILE, openVariantIndex, type Row, type VariantIndex } from './variant-index.ts';
 
@@ -44,6 +45,8 @@ export interface VariantCacheOptions {
   readonly onLookup?: (result: 'hit' | 'miss') => void;
   /** The clock of last uses (ms); tests move it on. */
   readonly now?: () => number;
+  /** Bound of the variants also held in memory, base64 included (HOT_BYTES unless told). */
+  readonly memoryBytes?: number;
 }
 
 export interface MadeVariant {
@@ -63,6 +66,13 @@ export interface Variant {
 
 /** Variants up to this size are read whole; larger ones are streamed from their file. */
 const INLINE_BYTES = 1024 * 1024;
+/**
+ * Of those, the most recently used are held in memory too, up to this much with their
+ * base64 (about 200 variants of 640×480): a hit then reads no file and encodes nothing.
+ */
+export const HOT_BYTES = 16 * 1024 * 1024;
+/** Images whose recorded content a process remembers (beyond it, it starts again). */
+const MAX_REMEMBERED_IMAGES = 10_000;
 const FILE_NAME = /^([0-9a-f]{64})\.([a-z]+)$/;
 
 interface Index extends VariantIndex {
@@ -77,6 +87,11 @@ function nameOf(hash: string, format: string): string {
 function parseName(name: string): Row | undefined {
   const m = FILE_NAME.exec(name);
   return m && isOutputFormat(m[2]!) ? { hash: m[1]!, format: m[2]! } : undefined;
+}
+
+/** A variant's key as its file is named. */
+function hashOf(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
 }
 
 /** The ETag identity of a variant: its key's hash, so every process names it alike. */
@@ -99,12 +114,17 @@ export class VariantCache {
   private readonly inFlight = new Map<string, Promise<Variant>>();
 
   private readonly now: () => number;
+  /** Only with a folder: a cache turned off holds nothing anywhere. */
+  private readonly hot: HotVariants | undefined;
+  /** The content this process last recorded for each image, so a repeat costs no index read. */
+  private readonly sources = new Map<string, string | undefined>();
 
   private constructor(
     private readonly options: VariantCacheOptions,
     private readonly index: Index | undefined,
   ) {
     this.now = options.now ?? Date.now;
+    this.hot = index ? new HotVariants(options.memoryBytes ?? HOT_BYTES) : undefined;
   }
 
   /**
@@ -155,18 +175,26 @@ export class VariantCache {
   imageContent(image: string, source: string | undefined): void {
     const index = this.index;
     if (!index) return;
+    // Recorded by this process already; a change another records meanwhile is looked at
+    // when this process sees the image change.
+    if (this.sources.has(image) && this.sources.get(image) === source) return;
+    let recorded = false;
     this.attempt(() => {
       // Read first: the lock is taken only when something changes, rarely.
-      if (index.s.sourceOf.get(image)?.source === source) return;
-      this.write(() => {
-        const before = index.s.sourceOf.get(image)?.source;
-        if (before === source) return;
-        if (source === undefined) index.s.dropImage.run(image);
-        else index.s.setSource.run(image, source);
-        if (before === undefined || index.s.sourceWanted.get(before)) return;
-        for (const row of index.s.ofSource.all(before)) this.remove(index, row);
-      });
+      if (index.s.sourceOf.get(image)?.source !== source)
+        this.write(() => {
+          const before = index.s.sourceOf.get(image)?.source;
+          if (before === source) return;
+          if (source === undefined) index.s.dropImage.run(image);
+          else index.s.setSource.run(image, source);
+          if (before === undefined || index.s.sourceWanted.get(before)) return;
+          for (const row of index.s.ofSource.all(before)) this.remove(index, row);
+        });
+      recorded = true;
     });
+    if (!recorded) return;
+    if (this.sources.size >= MAX_REMEMBERED_IMAGES) this.sources.clear();
+    this.sources.set(image, source);
   }
 
   /**
@@ -175,7 +203,7 @@ export class VariantCache {
    * variant is kept only while some image still has that content (see imageContent).
    */
   async getOrCreate(key: string, create: () => Promise<MadeVariant>, source?: string): Promise<Variant> {
-    const hash = createHash('sha256').update(key).digest('hex');
+    const hash = hashOf(key);
     const hit = await this.lookup(hash);
     const pending = hit ? undefined : this.inFlight.get(hash);
     this.options.onLookup?.(hit || pending ? 'hit' : 'miss');
@@ -186,11 +214,41 @@ export class VariantCache {
     return making;
   }
 
+  /** The variant for `key` when it is held in memory: no file to read, nothing to wait for. */
+  held(key: string): Variant | undefined {
+    const hash = hashOf(key);
+    const index = this.index;
+    const hot = this.hot?.get(hash);
+    if (!index || !hot) return undefined;
+    const row = this.indexed(index, hash);
+    if (!row) return undefined;
+    this.options.onLookup?.('hit');
+    return { format: hot.format, size: hot.bytes.byteLength, data: hot.bytes };
+  }
+
+  /**
+   * The index's row of a variant, its use recorded when due; undefined when the index has
+   * none (evicted by any process, or its image changed), and then it is not held either:
+   * the index stays the truth, a variant held in memory only saves reading its file.
+   */
+  private indexed(index: Index, hash: string): { format: OutputFormat; size: number } | undefined {
+    const row = this.find(index, hash);
+    if (!row || !isOutputFormat(row.format)) {
+      this.hot?.delete(hash);
+      return undefined;
+    }
+    const now = this.now();
+    if (isTouchDue(row.used, now)) this.attempt(() => index.s.touch.run(now, hash));
+    return { format: row.format, size: row.size };
+  }
+
   private async lookup(hash: string): Promise<Variant | undefined> {
     const index = this.index;
     if (!index) return undefined;
-    const row = this.find(index, hash);
-    if (!row || !isOutputFormat(row.format)) return undefined;
+    const row = this.indexed(index, hash);
+    if (!row) return undefined;
+    const hot = this.hot?.get(hash);
+    if (hot) return { format: hot.format, size: hot.bytes.byteLength, data: hot.bytes };
     const file = index.folder.path(nameOf(hash, row.format));
     let data: Binary;
     try {
@@ -201,8 +259,7 @@ export class VariantCache {
       else this.options.onError?.(error);
       return undefined;
     }
-    const now = this.now();
-    if (isTouchDue(row.used, now)) this.attempt(() => index.s.touch.run(now, hash));
+    if (data instanceof Uint8Array) this.hot?.put(hash, row.format, data);
     return { format: row.format, size: data instanceof Uint8Array ? data.byteLength : data.size, data };
   }
 
@@ -249,9 +306,11 @@ export class VariantCache {
       this.write(() => {
         // The image changed while this was being made: its old content is not kept.
         if (source !== undefined && !index.s.sourceWanted.get(source)) return;
+        const now = this.now();
         index.folder.placeSync(written, name);
-        index.s.upsert.run(hash, made.format, size, this.now(), source ?? null);
+        index.s.upsert.run(hash, made.format, size, now, source ?? null);
         this.evict(index);
+        if (size <= INLINE_BYTES) this.hot?.put(hash, made.format, made.bytes);
       });
     } catch (error) {
       this.options.onError?.(error);
@@ -269,6 +328,7 @@ export class VariantCache {
   /** Inside a write transaction. A reader that already opened the file keeps it (POSIX unlink). */
   private remove(index: Index, row: Row): void {
     index.s.remove.run(row.hash);
+    this.hot?.delete(row.hash);
     try {
       index.folder.removeSync(nameOf(row.hash, row.format));
     } catch (error) {

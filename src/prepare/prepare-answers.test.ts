@@ -29,7 +29,11 @@ function context(store: ContentStore, now: number): ServiceContext {
     store,
     now: () => now,
     options: { maxImageDimension: 4096 },
-    images: { variant: () => Promise.reject(new Error('no resizing here')), imageGone: () => undefined },
+    images: {
+      held: () => undefined,
+      variant: () => Promise.reject(new Error('no resizing here')),
+      imageGone: () => undefined,
+    },
   };
 }
 

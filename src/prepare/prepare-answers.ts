@@ -75,6 +75,7 @@ const IMPORT_CONTEXT: Omit<ServiceContext, 'store' | 'now'> = {
   options: { maxImageDimension: Number.MAX_SAFE_INTEGER },
   images: {
     variant: () => Promise.reject(new Error('an import prepares no resized images')),
+    held: () => undefined,
     imageGone: () => undefined,
   },
 };

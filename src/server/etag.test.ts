@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { keepBase64 } from '../xml/kept-base64.ts';
 import { entityTag, noneMatch } from './etag.ts';
 
 const source = (contentId?: string) => ({
@@ -20,6 +21,20 @@ test('the tag follows the bytes and the binary content', () => {
     entityTag([Buffer.from('<d>'), { base64Of: source('sha-2') }, Buffer.from('</d>')]),
     withBlob,
   );
+});
+
+test('around kept base64 the tag is the same as for the same bytes, and follows the other parts', () => {
+  const text = keepBase64(Uint8Array.of(1, 2, 3, 4, 5));
+  const copy = Buffer.from(text);
+  const tagOf = (before: string, middle: Buffer) =>
+    entityTag([Buffer.from(before), middle, Buffer.from('</d>')]);
+  const tag = tagOf('<d>', text);
+  assert.equal(tag, tagOf('<d>', copy));
+  assert.equal(tagOf('<d>', text), tag, 'remembered');
+  assert.equal(tagOf('<e>', text), tagOf('<e>', copy));
+  assert.notEqual(tagOf('<e>', text), tag);
+  assert.equal(tagOf('<d>', text), tag, 'after another answer around the same text');
+  assert.equal(entityTag([Buffer.from('<d>'), text]), entityTag([Buffer.from('<d>'), copy]));
 });
 
 test('a binary without a content id gives no tag', () => {

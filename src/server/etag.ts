@@ -1,9 +1,31 @@
 /** Entity tags for HTTP GET answers, and If-None-Match (RFC 9110 §8.8.3, §13.1.2). */
 import { createHash } from 'node:crypto';
+import { isKeptBase64 } from '../xml/kept-base64.ts';
 import type { BodyPart } from '../xml/writer.ts';
+
+/**
+ * The last tag made of an answer around each kept base64 text (xml/kept-base64.ts), with
+ * that answer's parts: the text never changes, so an answer whose other parts are the same
+ * bytes has the same tag, and the text (most of the answer) is not hashed again.
+ */
+const around = new WeakMap<Buffer, { readonly parts: readonly BodyPart[]; readonly tag: string }>();
+
+function samePart(a: BodyPart, b: BodyPart): boolean {
+  return a === b || (Buffer.isBuffer(a) && Buffer.isBuffer(b) && !isKeptBase64(a) && a.equals(b));
+}
 
 /** A strong tag from the bytes of the answer; binaries count by their content id. */
 export function entityTag(parts: readonly BodyPart[]): string | undefined {
+  const kept = parts.find((part): part is Buffer => Buffer.isBuffer(part) && isKeptBase64(part));
+  const known = kept && around.get(kept);
+  if (known && known.parts.length === parts.length && known.parts.every((p, i) => samePart(p, parts[i]!)))
+    return known.tag;
+  const tag = hashOf(parts);
+  if (kept && tag) around.set(kept, { parts: [...parts], tag });
+  return tag;
+}
+
+function hashOf(parts: readonly BodyPart[]): string | undefined {
   const hash = createHash('sha256');
   for (const part of parts) {
     if (Buffer.isBuffer(part)) {

@@ -26,7 +26,7 @@ export interface ServiceContext {
   readonly now: () => number;
   readonly options: ServiceOptions;
   /** getBild's resizing: queue, variant cache, sharp. */
-  readonly images: Pick<ImageService, 'variant' | 'imageGone'>;
+  readonly images: Pick<ImageService, 'held' | 'variant' | 'imageGone'>;
   /** Tells the caller the answer stops being right at `at` (ms), e.g. when an article's window ends. */
   readonly expires?: (at: number) => void;
   /** Fires when the client has gone before its answer was written: waiting work is dropped. */
@@ -160,25 +160,25 @@ export const HANDLERS: Handlers = {
       images.imageGone(id);
       throw unknownId('bildID', id);
     }
-    const bild: Bild = withBinary(found);
     // 0×0 is the image exactly as published, metadata and all (docs/images.md).
-    if (width === 0 && height === 0) return { bild };
-    const variant = await images.variant(
-      found.blob!,
-      {
-        width,
-        height,
-        modes: args.resizeModes,
-        maxDimension: options.maxImageDimension,
-        bildID: id,
-      },
+    if (width === 0 && height === 0) return { bild: withBinary(found) };
+    const request = {
+      width,
+      height,
+      modes: args.resizeModes,
+      maxDimension: options.maxImageDimension,
+      bildID: id,
+    };
+    const variant =
+      images.held(found.blob!, request) ??
       // Read only here: the signal is made on first use (server/exchange.ts).
-      context.signal,
-    );
+      (await images.variant(found.blob!, request, context.signal));
+    // Not withBinary, which would decode a small image's stored base64 for nothing.
+    const doc = parseDoc(found);
     // size and mimetype describe the bytes returned, not the stored ones.
     const resized: Bild = {
-      ...bild,
-      filename: filenameFor(bild.filename, variant.format),
+      ...doc,
+      filename: filenameFor(doc.filename, variant.format),
       size: variant.size,
       mimetype: FORMATS[variant.format].mimetype,
       data: variant.data,

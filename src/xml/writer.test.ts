@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { assertWellFormed, renderParts } from '../../test/support/assertions.ts';
 import type { BinarySource } from './binary.ts';
+import { keepBase64 } from './kept-base64.ts';
 import { type BodyPart, bodyLength, XmlWriter } from './writer.ts';
 
 function bytesSource(bytes: Uint8Array, chunkSize = 4096): BinarySource {
@@ -147,6 +148,19 @@ describe('XmlWriter.binary', () => {
     const parts = w.finish();
     assert.equal(parts.length, 1);
     assert.equal(textOf2(parts), '<data>iVBORw==</data>');
+  });
+
+  test('sends kept base64 as a part of its own, the same bytes as encoding it here', () => {
+    const bytes = Uint8Array.from({ length: 300 }, (_, i) => i % 251);
+    const inline = new XmlWriter(true);
+    inline.binary('data', 1, Uint8Array.from(bytes));
+    const kept = new XmlWriter(true);
+    const text = keepBase64(bytes);
+    kept.binary('data', 1, bytes);
+    const parts = kept.finish();
+    assert.equal(parts.length, 3);
+    assert.equal(parts[1], text, 'the kept text itself, not a copy');
+    assert.deepEqual(Buffer.concat(parts as Buffer[]), Buffer.concat(inline.finish() as Buffer[]));
   });
 
   test('encodes only the bytes of a view, not its whole buffer', () => {

@@ -10,6 +10,7 @@
  */
 import { type Binary, type BinarySource, base64Length, binarySize } from './binary.ts';
 import { escapeText } from './escape.ts';
+import { keptBase64 } from './kept-base64.ts';
 
 /**
  * A piece of an answer's body: bytes at hand, a binary sent base64-encoded as it streams
@@ -89,15 +90,27 @@ export class XmlWriter {
   binary(name: string, depth: number, value: Binary): void {
     if (binarySize(value) === 0) {
       this.empty(name, depth);
-    } else if (value instanceof Uint8Array) {
-      const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-      this.plainLeaf(name, depth, bytes.toString('base64'));
+    } else if (!(value instanceof Uint8Array)) {
+      this.partLeaf(name, depth, { base64Of: value });
     } else {
-      this.text += `${this.lineStart(depth)}<${name}>`;
-      this.flush();
-      this.parts.push({ base64Of: value });
-      this.text += `</${name}>`;
+      // Bytes answered again and again have their base64 kept; others are encoded here.
+      const kept = keptBase64(value);
+      if (kept) this.partLeaf(name, depth, kept);
+      else
+        this.plainLeaf(
+          name,
+          depth,
+          Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64'),
+        );
     }
+  }
+
+  /** An element whose content is a body part of its own. */
+  private partLeaf(name: string, depth: number, part: BodyPart): void {
+    this.text += `${this.lineStart(depth)}<${name}>`;
+    this.flush();
+    this.parts.push(part);
+    this.text += `</${name}>`;
   }
 
   private flush(): void {
