@@ -10,7 +10,14 @@ import { OPERATIONS, type Operation } from '../contract/operations.ts';
 import { compileOperationWriter, type OperationWriter } from '../protocol/serialize.ts';
 import type { ServiceContext } from '../service/handlers.ts';
 import { invoke } from '../service/invoke.ts';
-import type { ImportTransaction, PreparedAnswer, Snapshot, StoredRecord } from '../store/content-store.ts';
+import type {
+  ImportTransaction,
+  PreparedAnswer,
+  PreparedAnswerRow,
+  Snapshot,
+  StoredRecord,
+  StoredRow,
+} from '../store/content-store.ts';
 import type { AnswerPreparer } from '../store/import.ts';
 import { BinaryReference, encodeFragment } from './fragment.ts';
 import { ANSWERS_FORMAT, PREPARED, type PreparedOperation } from './prepared-operations.ts';
@@ -18,47 +25,57 @@ import { ANSWERS_FORMAT, PREPARED, type PreparedOperation } from './prepared-ope
 /** Kinds read again and again while articles are prepared (their areas, attachments): kept for the import. */
 const SHARED_KINDS: ReadonlySet<RecordKind> = new Set(ARTIKEL_REFERENCES.map((r) => r.kind));
 
-/** The transaction's records as handlers read them; binaries are references (fragment.ts). */
+/** Keys rendered per batch: their records (and what they show) are read in one go first. */
+const BATCH_KEYS = 500;
+
+/**
+ * The transaction's records as handlers read them; binaries are references (fragment.ts).
+ * Records are read many at a time (`load`) ahead of the handlers that ask for them, which
+ * then find them here; a kind's records that no other answer shows are let go after
+ * their batch (`release`).
+ */
 class TransactionSnapshot implements Snapshot {
-  private readonly shared = new Map<string, StoredRecord | undefined>();
+  private readonly records = new Map<string, StoredRecord | undefined>();
 
   constructor(private readonly tx: ImportTransaction) {}
 
-  async get(kind: RecordKind, id: string): Promise<StoredRecord | undefined> {
-    if (!SHARED_KINDS.has(kind)) return this.read(kind, id);
-    const key = `${kind}/${id}`;
-    if (this.shared.has(key)) return this.shared.get(key);
-    const record = await this.read(kind, id);
-    this.shared.set(key, record);
-    return record;
+  /** Reads the records of `kind` with these ids that are not here yet, in one go. */
+  async load(kind: RecordKind, ids: Iterable<string>): Promise<void> {
+    const missing = [...new Set(ids)].filter((id) => !this.records.has(`${kind}/${id}`));
+    if (missing.length === 0) return;
+    const rows = await this.tx.rows(kind, missing);
+    for (const id of missing) {
+      const row = rows.get(id);
+      this.records.set(`${kind}/${id}`, row && toRecord(kind, id, row));
+    }
   }
 
-  private async read(kind: RecordKind, id: string): Promise<StoredRecord | undefined> {
-    const row = await this.tx.get(kind, id);
-    if (!row) return undefined;
-    if (row.blobId === null) return { doc: row.doc };
-    const size = row.size ?? 0;
-    return {
-      doc: row.doc,
-      blob: { id: row.blobId, sha256: '', size, source: new BinaryReference(kind, id, size) },
-    };
+  release(kind: RecordKind, ids: Iterable<string>): void {
+    if (SHARED_KINDS.has(kind)) return;
+    for (const id of ids) this.records.delete(`${kind}/${id}`);
+  }
+
+  async get(kind: RecordKind, id: string): Promise<StoredRecord | undefined> {
+    const key = `${kind}/${id}`;
+    if (!this.records.has(key)) await this.load(kind, [id]);
+    return this.records.get(key);
   }
 
   async getMany(kind: RecordKind, ids: readonly string[]): Promise<Map<string, StoredRecord>> {
+    await this.load(kind, ids);
     const found = new Map<string, StoredRecord>();
     for (const id of ids) {
-      const record = await this.get(kind, id);
+      const record = this.records.get(`${kind}/${id}`);
       if (record) found.set(id, record);
     }
     return found;
   }
 
   async all(kind: RecordKind): Promise<Array<{ id: string; record: StoredRecord }>> {
-    const list: Array<{ id: string; record: StoredRecord }> = [];
-    for (const id of await this.tx.ids(kind)) {
-      const record = await this.get(kind, id);
-      if (record) list.push({ id, record });
-    }
+    const list = [...(await this.tx.rows(kind))].map(([id, row]) => ({
+      id,
+      record: toRecord(kind, id, row),
+    }));
     // As the stores' own all() orders them: by the leading integer (0 for none), then the id.
     const leading = (id: string) => Number(/^-?\d{1,18}/.exec(id)?.[0] ?? 0);
     return list.sort((a, b) => leading(a.id) - leading(b.id) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -67,6 +84,15 @@ class TransactionSnapshot implements Snapshot {
   async answer(): Promise<undefined> {
     throw new Error('an import does not read prepared answers');
   }
+}
+
+function toRecord(kind: RecordKind, id: string, row: StoredRow): StoredRecord {
+  if (row.blobId === null) return { doc: row.doc };
+  const size = row.size ?? 0;
+  return {
+    doc: row.doc,
+    blob: { id: row.blobId, sha256: '', size, source: new BinaryReference(kind, id, size) },
+  };
 }
 
 /** What handlers need besides the store: nothing of it is used for an answer as stored. */
@@ -154,6 +180,27 @@ async function keysToPrepare(
   return keys;
 }
 
+/** The areas, city-app areas and attachments the batch's articles show, read in one go per kind. */
+async function loadShown(
+  snapshot: TransactionSnapshot,
+  kind: RecordKind,
+  keys: readonly string[],
+): Promise<void> {
+  if (kind !== 'artikel') return;
+  const shown = new Map<RecordKind, string[]>();
+  for (const key of keys) {
+    const record = await snapshot.get(kind, key);
+    if (!record) continue;
+    const artikel: StoredDocument<'artikel'> = JSON.parse(record.doc);
+    for (const { field, kind: shownKind } of ARTIKEL_REFERENCES) {
+      const ids = shown.get(shownKind) ?? [];
+      for (const ref of artikel[field] ?? []) ids.push(String(ref));
+      shown.set(shownKind, ids);
+    }
+  }
+  for (const [shownKind, ids] of shown) await snapshot.load(shownKind, ids);
+}
+
 export function answerPreparer(): AnswerPreparer {
   const renderers: Renderer[] = PREPARED.map((prepared) => {
     const operation = OPERATIONS.find((o) => o.name === prepared.name)!;
@@ -166,15 +213,25 @@ export function answerPreparer(): AnswerPreparer {
       const snapshot = new TransactionSnapshot(tx);
       let written = 0;
       for (const renderer of renderers) {
-        const { name } = renderer.prepared;
-        for (const key of await keysToPrepare(tx, renderer.prepared, changed, all)) {
-          const answer = await render(renderer, snapshot, key);
-          if (answer) {
-            await tx.putAnswer(name, key, ANSWERS_FORMAT, answer);
-            written++;
-          } else if (!all) {
-            await tx.deleteAnswer(name, key);
+        const { name, kind, whole, shows } = renderer.prepared;
+        const keys = [...(await keysToPrepare(tx, renderer.prepared, changed, all))];
+        for (let from = 0; from < keys.length; from += BATCH_KEYS) {
+          // Rendering is synchronous work: other work of the process gets a turn between batches.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          const batch = keys.slice(from, from + BATCH_KEYS);
+          if (!whole) await snapshot.load(kind, batch);
+          if (shows.length > 0) await loadShown(snapshot, kind, batch);
+          const answers: PreparedAnswerRow[] = [];
+          const gone: string[] = [];
+          for (const key of batch) {
+            const answer = await render(renderer, snapshot, key);
+            if (answer) answers.push({ operation: name, key, answer });
+            else if (!all) gone.push(key);
           }
+          await tx.putAnswers(ANSWERS_FORMAT, answers);
+          await tx.deleteAnswers(name, gone);
+          written += answers.length;
+          if (!whole) snapshot.release(kind, batch);
         }
       }
       return written;

@@ -143,20 +143,52 @@ export interface StoreHealth {
   readonly contentVersion?: number;
 }
 
+/** A record as stored; `size` is its blob's. */
+export interface StoredRow {
+  readonly doc: string;
+  readonly blobId: number | null;
+  readonly size: number | null;
+}
+
+/** A record to write. */
+export interface RecordRow {
+  readonly id: string;
+  readonly doc: string;
+  readonly blobId: number | null;
+}
+
+/** A small file, read whole and cut into its stored chunks (blob-chunks.ts), to store as a blob. */
+export interface EncodedBlob {
+  readonly sha256: string;
+  readonly size: number;
+  readonly chunks: readonly Buffer[];
+}
+
+export interface PreparedAnswerRow {
+  readonly operation: string;
+  readonly key: string;
+  readonly answer: PreparedAnswer;
+}
+
+/**
+ * What an import does to the store, inside its one transaction. The methods take and
+ * return many rows at once: on PostgreSQL each call is a round trip, and an import of
+ * tens of thousands of records must not make one per record.
+ */
 export interface ImportTransaction {
-  /** A record as stored; `size` is its blob's. */
-  get(
-    kind: RecordKind,
-    id: string,
-  ): Promise<{ doc: string; blobId: number | null; size: number | null } | undefined>;
+  /** The stored records of a kind with these ids; every record of the kind without `ids`. */
+  rows(kind: RecordKind, ids?: readonly string[]): Promise<Map<string, StoredRow>>;
   ids(kind: RecordKind): Promise<string[]>;
   docs(kind: RecordKind): Promise<Array<{ id: string; doc: string }>>;
-  put(kind: RecordKind, id: string, doc: string, blobId: number | null): Promise<void>;
-  delete(kind: RecordKind, id: string): Promise<void>;
-  /** The blob with this SHA-256, if stored. */
-  findBlob(sha256: string): Promise<number | undefined>;
-  /** Stores a blob from chunks, returning its id. */
-  addBlob(sha256: string, size: number, chunks: AsyncIterable<Uint8Array>): Promise<number>;
+  /** Writes records, each replacing any stored one of its kind and id. */
+  putRecords(kind: RecordKind, rows: readonly RecordRow[]): Promise<void>;
+  deleteRecords(kind: RecordKind, ids: readonly string[]): Promise<void>;
+  /** The ids of the blobs stored with these SHA-256s. */
+  findBlobs(sha256s: readonly string[]): Promise<Map<string, number>>;
+  /** Stores a blob from its stored chunks as they are read (a large file), returning its id. */
+  addBlob(sha256: string, size: number, chunks: AsyncIterable<Buffer>): Promise<number>;
+  /** Stores small blobs at once, returning their ids in order. */
+  addBlobs(blobs: readonly EncodedBlob[]): Promise<number[]>;
   /**
    * Marks blobs no record uses as orphaned and deletes those orphaned before
    * `deleteBefore`: readers still streaming a blob an import just replaced keep it.
@@ -171,8 +203,8 @@ export interface ImportTransaction {
   answersFormat(): Promise<string>;
   /** Drops every prepared answer and records `format` as the one the store's answers are in. */
   clearAnswers(format: string): Promise<void>;
-  putAnswer(operation: string, key: string, format: string, answer: PreparedAnswer): Promise<void>;
-  deleteAnswer(operation: string, key: string): Promise<void>;
+  putAnswers(format: string, answers: readonly PreparedAnswerRow[]): Promise<void>;
+  deleteAnswers(operation: string, keys: readonly string[]): Promise<void>;
 }
 
 /** The store cannot be reached right now (a lost connection, a locked or missing file). */

@@ -12,11 +12,11 @@ import {
   type ReferencedKind,
   type StoredDocument,
 } from '../contract/documents.ts';
-import { CHUNK_BYTES } from './blob-chunks.ts';
-import type { Bundle, BundleFile } from './bundle/bundle.ts';
+import { encodedChunks, STORED_INPUT_BYTES } from './blob-chunks.ts';
+import type { Bundle, BundleFile, BundleRecord } from './bundle/bundle.ts';
 import { closeBundle, type ReadOptions, readBundle } from './bundle/read-bundle.ts';
 import { BundleError } from './bundle/validate.ts';
-import type { ContentStore, ImportTransaction } from './content-store.ts';
+import type { ContentStore, EncodedBlob, ImportTransaction, RecordRow } from './content-store.ts';
 
 export interface KindSummary {
   added: number;
@@ -69,22 +69,68 @@ export interface ImportOptions {
   blobGraceMs?: number;
 }
 
+/** Records read, compared and written per round trip (on PostgreSQL, each call is one). */
+const BATCH_RECORDS = 500;
+/** Files up to this size are read whole and stored with others; larger ones stream a chunk at a time. */
+const SMALL_FILE_BYTES = 1024 * 1024;
+/** Bytes of small files held in memory at once, read and encoded, until they are stored. */
+const BATCH_FILE_BYTES = 16 * 1024 * 1024;
+
 /**
- * Streams a file from the handle it was validated with (never its path opened anew:
- * bundle-file.ts) while hashing it, refusing it if it changed since validation.
+ * A file's stored chunks (blob-chunks.ts), read from the handle it was validated with
+ * (never its path opened anew: bundle-file.ts) while hashing it, refusing it if it
+ * changed since validation.
  */
-async function* fileChunks(file: BundleFile, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {
+async function* fileChunks(file: BundleFile, onBytes: (n: number) => void): AsyncGenerator<Buffer> {
   const hash = createHash('sha256');
   let size = 0;
-  for await (const bytes of file.source.chunks(CHUNK_BYTES)) {
-    hash.update(bytes);
-    size += bytes.length;
-    onBytes(bytes.length);
-    yield bytes;
-  }
+  for await (const chunk of encodedChunks(file.source.chunks(STORED_INPUT_BYTES), (piece) => {
+    hash.update(piece);
+    size += piece.length;
+    onBytes(piece.length);
+  }))
+    yield chunk;
   if (size !== file.size || hash.digest('hex') !== file.sha256) {
     throw new BundleError(file.name, 'changed while it was being imported');
   }
+}
+
+/**
+ * Files are read synchronously (bundle-file.ts) and SQLite writes so too: the import lets
+ * the event loop turn between batches and between a large file's chunks, so that whatever
+ * else the process does (a server reading while it imports its seed) is not held up.
+ */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A large file's chunks, the event loop turning between them. */
+async function* streamedChunks(file: BundleFile, onBytes: (n: number) => void): AsyncGenerator<Buffer> {
+  for await (const chunk of fileChunks(file, onBytes)) {
+    yield chunk;
+    await turn();
+  }
+}
+
+async function encodeWhole(file: BundleFile, onBytes: (n: number) => void): Promise<EncodedBlob> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of fileChunks(file, onBytes)) chunks.push(chunk);
+  return { sha256: file.sha256, size: file.size, chunks };
+}
+
+/** A kind's records cut into batches of BATCH_RECORDS, fewer when their small files pass BATCH_FILE_BYTES. */
+function* recordBatches(list: readonly BundleRecord[]): Generator<BundleRecord[]> {
+  let batch: BundleRecord[] = [];
+  let bytes = 0;
+  for (const record of list) {
+    const size = record.file && record.file.size <= SMALL_FILE_BYTES ? record.file.size : 0;
+    if (batch.length > 0 && (batch.length === BATCH_RECORDS || bytes + size > BATCH_FILE_BYTES)) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(record);
+    bytes += size;
+  }
+  if (batch.length > 0) yield batch;
 }
 
 function emptySummary(): Record<RecordKind, KindSummary> {
@@ -189,54 +235,74 @@ async function applyBundle(
   return store.importTransaction(async (tx) => {
     const kinds = emptySummary();
     const changed = new Map<RecordKind, Set<string>>(RECORD_KINDS.map((kind) => [kind, new Set()]));
+    const onBytes = (n: number) => {
+      bytes += n;
+      report();
+    };
+    const blobs = new Map<string, number>();
     let blobsStored = 0;
     let bytesStored = 0;
+    /** Stores the batch's files the store does not hold yet; every file's blob id is then in `blobs`. */
+    const storeFiles = async (batch: readonly BundleRecord[]) => {
+      const files = new Map<string, BundleFile>();
+      for (const { file } of batch) {
+        if (!file) continue;
+        // A content met before is stored once: its bytes count as done.
+        if (blobs.has(file.sha256) || files.has(file.sha256)) onBytes(file.size);
+        else files.set(file.sha256, file);
+      }
+      for (const [sha256, blobId] of await tx.findBlobs([...files.keys()])) {
+        blobs.set(sha256, blobId);
+        onBytes(files.get(sha256)!.size);
+        files.delete(sha256);
+      }
+      const small = [...files.values()].filter((file) => file.size <= SMALL_FILE_BYTES);
+      const encoded: EncodedBlob[] = [];
+      for (const file of small) encoded.push(await encodeWhole(file, onBytes));
+      const ids = await tx.addBlobs(encoded);
+      for (const [i, blob] of encoded.entries()) blobs.set(blob.sha256, ids[i]!);
+      for (const file of files.values()) {
+        if (file.size <= SMALL_FILE_BYTES) continue;
+        blobs.set(file.sha256, await tx.addBlob(file.sha256, file.size, streamedChunks(file, onBytes)));
+      }
+      blobsStored += files.size;
+      for (const file of files.values()) bytesStored += file.size;
+    };
     for (const kind of RECORD_KINDS) {
       const list = bundle.records.get(kind) ?? [];
-      for (const record of list) {
-        let blobId: number | null = null;
-        if (record.file) {
-          const file = record.file;
-          blobId = (await tx.findBlob(file.sha256)) ?? null;
-          if (blobId === null) {
-            blobId = await tx.addBlob(
-              file.sha256,
-              file.size,
-              fileChunks(file, (n) => {
-                bytes += n;
-                report();
-              }),
-            );
-            blobsStored++;
-            bytesStored += file.size;
-          } else {
-            bytes += file.size;
+      for (const batch of recordBatches(list)) {
+        await turn();
+        await storeFiles(batch);
+        const stored = await tx.rows(
+          kind,
+          batch.map((r) => r.id),
+        );
+        const writes: RecordRow[] = [];
+        for (const record of batch) {
+          const blobId = record.file ? blobs.get(record.file.sha256)! : null;
+          const doc = JSON.stringify(record.doc);
+          const before = stored.get(record.id);
+          if (!before) kinds[kind].added++;
+          else if (before.doc === doc && before.blobId === blobId) kinds[kind].unchanged++;
+          else kinds[kind].changed++;
+          if (!before || before.doc !== doc || before.blobId !== blobId) {
+            writes.push({ id: record.id, doc, blobId });
+            changed.get(kind)!.add(record.id);
           }
         }
-        const doc = JSON.stringify(record.doc);
-        const before = await tx.get(kind, record.id);
-        if (!before) kinds[kind].added++;
-        else if (before.doc === doc && before.blobId === blobId) kinds[kind].unchanged++;
-        else kinds[kind].changed++;
-        if (!before || before.doc !== doc || before.blobId !== blobId) {
-          await tx.put(kind, record.id, doc, blobId);
-          changed.get(kind)!.add(record.id);
-        }
-        records++;
+        await tx.putRecords(kind, writes);
+        records += batch.length;
         report();
       }
       const keep = new Set(list.map((r) => r.id));
-      const remove =
+      const named =
         bundle.mode === 'replace'
           ? (await tx.ids(kind)).filter((id) => !keep.has(id))
           : [...new Set(bundle.deletions.get(kind) ?? [])];
-      for (const id of remove) {
-        if (await tx.get(kind, id)) {
-          await tx.delete(kind, id);
-          kinds[kind].removed++;
-          changed.get(kind)!.add(id);
-        }
-      }
+      const remove = [...(await tx.rows(kind, named)).keys()];
+      await tx.deleteRecords(kind, remove);
+      kinds[kind].removed += remove.length;
+      for (const id of remove) changed.get(kind)!.add(id);
     }
     await checkReferences(tx, bundle);
     const t = now();
