@@ -18,7 +18,7 @@ import type {
   StoredRecord,
   StoredRow,
 } from '../store/content-store.ts';
-import type { AnswerPreparer } from '../store/import.ts';
+import type { AnswerPreparer, ChangedRecords } from '../store/import.ts';
 import { BinaryReference, encodeFragment } from './fragment.ts';
 import { ANSWERS_FORMAT, PREPARED, type PreparedOperation } from './prepared-operations.ts';
 
@@ -37,11 +37,23 @@ const BATCH_KEYS = 500;
 class TransactionSnapshot implements Snapshot {
   private readonly records = new Map<string, StoredRecord | undefined>();
 
-  constructor(private readonly tx: ImportTransaction) {}
+  /** `changed`: what the import wrote or removed, known without reading it back. */
+  constructor(
+    private readonly tx: ImportTransaction,
+    private readonly changed: ChangedRecords,
+  ) {}
 
   /** Reads the records of `kind` with these ids that are not here yet, in one go. */
   async load(kind: RecordKind, ids: Iterable<string>): Promise<void> {
-    const missing = [...new Set(ids)].filter((id) => !this.records.has(`${kind}/${id}`));
+    const known = this.changed.get(kind);
+    const missing: string[] = [];
+    for (const id of new Set(ids)) {
+      if (this.records.has(`${kind}/${id}`)) continue;
+      if (known?.has(id)) {
+        const row = known.get(id);
+        this.records.set(`${kind}/${id}`, row && toRecord(kind, id, row));
+      } else missing.push(id);
+    }
     if (missing.length === 0) return;
     const rows = await this.tx.rows(kind, missing);
     for (const id of missing) {
@@ -150,10 +162,7 @@ async function render(
 }
 
 /** Articles that show a changed area, city-app area or attachment (their answers change with it). */
-async function articlesShowing(
-  tx: ImportTransaction,
-  changed: ReadonlyMap<RecordKind, ReadonlySet<string>>,
-): Promise<string[]> {
+async function articlesShowing(tx: ImportTransaction, changed: ChangedRecords): Promise<string[]> {
   const references = ARTIKEL_REFERENCES.filter((r) => (changed.get(r.kind)?.size ?? 0) > 0);
   if (references.length === 0) return [];
   const showing: string[] = [];
@@ -170,12 +179,12 @@ async function articlesShowing(
 async function keysToPrepare(
   tx: ImportTransaction,
   prepared: PreparedOperation,
-  changed: ReadonlyMap<RecordKind, ReadonlySet<string>>,
+  changed: ChangedRecords,
   all: boolean,
 ): Promise<Iterable<string>> {
   if (prepared.whole) return all || (changed.get(prepared.kind)?.size ?? 0) > 0 ? [''] : [];
   if (all) return tx.ids(prepared.kind);
-  const keys = new Set(changed.get(prepared.kind));
+  const keys = new Set(changed.get(prepared.kind)?.keys());
   if (prepared.shows.length > 0) for (const id of await articlesShowing(tx, changed)) keys.add(id);
   return keys;
 }
@@ -210,7 +219,7 @@ export function answerPreparer(): AnswerPreparer {
   return {
     format: ANSWERS_FORMAT,
     async prepare(tx, changed, all) {
-      const snapshot = new TransactionSnapshot(tx);
+      const snapshot = new TransactionSnapshot(tx, changed);
       let written = 0;
       for (const renderer of renderers) {
         const { name, kind, whole, shows } = renderer.prepared;

@@ -120,6 +120,8 @@ export interface ContentStore extends TokenStore {
   contentVersion(): Promise<number>;
   /** Whether some record still has the binary of this SHA-256 (files kept of others may go). */
   binaryInUse(sha256: string): Promise<boolean>;
+  /** The binaries of records whose binary has at least `minBytes`, as they stream from the store. */
+  largeBinaries(minBytes: number): Promise<BinarySource[]>;
   /** How many imports were committed and refused, and the last of each. */
   importRuns(): Promise<ImportRuns>;
   /** Records a refused import, in a transaction of its own. */

@@ -16,7 +16,7 @@ import { encodedChunks, STORED_INPUT_BYTES } from './blob-chunks.ts';
 import type { Bundle, BundleFile, BundleRecord } from './bundle/bundle.ts';
 import { closeBundle, type ReadOptions, readBundle } from './bundle/read-bundle.ts';
 import { BundleError } from './bundle/validate.ts';
-import type { ContentStore, EncodedBlob, ImportTransaction, RecordRow } from './content-store.ts';
+import type { ContentStore, EncodedBlob, ImportTransaction, RecordRow, StoredRow } from './content-store.ts';
 
 export interface KindSummary {
   added: number;
@@ -44,6 +44,12 @@ export interface ImportProgress {
 }
 
 /**
+ * The records an import added or changed, as it wrote them, and those it removed
+ * (undefined), by kind: a preparer learns what changed, and need not read it back.
+ */
+export type ChangedRecords = ReadonlyMap<RecordKind, ReadonlyMap<string, StoredRow | undefined>>;
+
+/**
  * Renders the answers an import prepares (src/prepare/) inside its transaction. An import
  * without one drops every prepared answer it would make stale, so none is ever out of date.
  */
@@ -54,11 +60,7 @@ export interface AnswerPreparer {
    * Prepares the answers the `changed` records (added, changed or removed) affect; with
    * `all`, every answer. Resolves with how many answers it wrote.
    */
-  prepare(
-    tx: ImportTransaction,
-    changed: ReadonlyMap<RecordKind, ReadonlySet<string>>,
-    all: boolean,
-  ): Promise<number>;
+  prepare(tx: ImportTransaction, changed: ChangedRecords, all: boolean): Promise<number>;
 }
 
 export interface ImportOptions {
@@ -234,7 +236,9 @@ async function applyBundle(
 
   return store.importTransaction(async (tx) => {
     const kinds = emptySummary();
-    const changed = new Map<RecordKind, Set<string>>(RECORD_KINDS.map((kind) => [kind, new Set()]));
+    const changed = new Map<RecordKind, Map<string, StoredRow | undefined>>(
+      RECORD_KINDS.map((kind) => [kind, new Map()]),
+    );
     const onBytes = (n: number) => {
       bytes += n;
       report();
@@ -287,7 +291,7 @@ async function applyBundle(
           else kinds[kind].changed++;
           if (!before || before.doc !== doc || before.blobId !== blobId) {
             writes.push({ id: record.id, doc, blobId });
-            changed.get(kind)!.add(record.id);
+            changed.get(kind)!.set(record.id, { doc, blobId, size: record.file?.size ?? null });
           }
         }
         await tx.putRecords(kind, writes);
@@ -302,7 +306,7 @@ async function applyBundle(
       const remove = [...(await tx.rows(kind, named)).keys()];
       await tx.deleteRecords(kind, remove);
       kinds[kind].removed += remove.length;
-      for (const id of remove) changed.get(kind)!.add(id);
+      for (const id of remove) changed.get(kind)!.set(id, undefined);
     }
     await checkReferences(tx, bundle);
     const t = now();
@@ -332,7 +336,7 @@ async function applyBundle(
 async function prepareAnswers(
   tx: ImportTransaction,
   preparer: AnswerPreparer | undefined,
-  changed: ReadonlyMap<RecordKind, ReadonlySet<string>>,
+  changed: ChangedRecords,
   recordsChanged: boolean,
 ): Promise<boolean> {
   const format = preparer?.format ?? '';

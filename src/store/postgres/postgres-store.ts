@@ -4,8 +4,10 @@
  * one read is one import's state; an import is one transaction under an advisory lock
  * (two imports queue), and its NOTIFY tells every serving instance to drop its cache.
  */
+
 import pg from 'pg';
 import type { CacheObserver } from '../../cache/observer.ts';
+import type { BinarySource } from '../../xml/binary.ts';
 import type {
   ContentStore,
   ImportRuns,
@@ -192,6 +194,13 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
   async contentVersion(): Promise<number> {
     const { rows } = await this.pool.query<{ value: string }>(VERSION);
     return Number(rows[0]!.value);
+  }
+
+  async largeBinaries(minBytes: number): Promise<BinarySource[]> {
+    const { rows } = await this.pool.query<RecordRowWithChunk>(`${SELECT_RECORD} WHERE b.size >= $1`, [
+      minBytes,
+    ]);
+    return rows.flatMap((row) => this.toRecord(row).blob?.source ?? []);
   }
 
   async binaryInUse(sha256: string): Promise<boolean> {

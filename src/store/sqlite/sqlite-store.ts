@@ -3,11 +3,13 @@
  * (one snapshot per request); an import writes through its own connection, so readers
  * keep seeing the previous state until it commits.
  */
+
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { CacheObserver } from '../../cache/observer.ts';
 import { makeFolders } from '../../support/folders.ts';
 import { openSqliteFile } from '../../support/sqlite-file.ts';
+import type { BinarySource } from '../../xml/binary.ts';
 import type {
   ContentStore,
   ImportRuns,
@@ -98,6 +100,7 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
         'SELECT indented AS fragment, visible_from, visible_until FROM answers WHERE operation = ? AND key = ? AND format = ?',
       ),
       // Orphaned blobs (no record since the last import) wait for their sweep; they are not in use.
+      large: db.prepare<[number], RecordRow>(`${select} WHERE b.size >= ?`),
       binaryInUse: db.prepare<[string], { one: number }>(
         'SELECT 1 AS one FROM blobs WHERE sha256 = ? AND orphaned_at IS NULL',
       ),
@@ -186,6 +189,12 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
 
   async binaryInUse(sha256: string): Promise<boolean> {
     return unavailableOnIoError(() => this.statements.binaryInUse.get(sha256) !== undefined);
+  }
+
+  async largeBinaries(minBytes: number): Promise<BinarySource[]> {
+    return unavailableOnIoError(() =>
+      this.statements.large.all(minBytes).flatMap((row) => this.toRecord(row).blob?.source ?? []),
+    );
   }
 
   async migrate(): Promise<number[]> {
