@@ -27,6 +27,8 @@ export class BinaryReference implements BinarySource {
 
 /** Joins the parts the writer made of a result whose binaries are BinaryReferences. */
 export function encodeFragment(parts: readonly BodyPart[]): Buffer {
+  const [only] = parts;
+  if (parts.length === 1 && Buffer.isBuffer(only)) return only;
   const pieces: Buffer[] = [];
   for (const part of parts) {
     if (Buffer.isBuffer(part)) {

@@ -10,15 +10,16 @@ import { OPERATIONS, type Operation } from '../contract/operations.ts';
 import { compileOperationWriter, type OperationWriter } from '../protocol/serialize.ts';
 import type { ServiceContext } from '../service/handlers.ts';
 import { invoke } from '../service/invoke.ts';
-import type {
-  ImportTransaction,
-  PreparedAnswer,
-  PreparedAnswerRow,
-  Snapshot,
-  StoredRecord,
-  StoredRow,
+import {
+  type ImportTransaction,
+  type PreparedAnswer,
+  type PreparedAnswerRow,
+  parseDoc,
+  type Snapshot,
+  type StoredRecord,
+  type StoredRow,
 } from '../store/content-store.ts';
-import type { AnswerPreparer, ChangedRecords } from '../store/import.ts';
+import type { AnswerPreparer, ChangedRecords, ChangedRow } from '../store/import.ts';
 import { BinaryReference, encodeFragment } from './fragment.ts';
 import { ANSWERS_FORMAT, PREPARED, type PreparedOperation } from './prepared-operations.ts';
 
@@ -98,13 +99,11 @@ class TransactionSnapshot implements Snapshot {
   }
 }
 
-function toRecord(kind: RecordKind, id: string, row: StoredRow): StoredRecord {
-  if (row.blobId === null) return { doc: row.doc };
+function toRecord(kind: RecordKind, id: string, row: StoredRow | ChangedRow): StoredRecord {
+  const doc = 'parsed' in row ? { doc: row.doc, parsed: row.parsed } : { doc: row.doc };
+  if (row.blobId === null) return doc;
   const size = row.size ?? 0;
-  return {
-    doc: row.doc,
-    blob: { id: row.blobId, sha256: '', size, source: new BinaryReference(kind, id, size) },
-  };
+  return { ...doc, blob: { id: row.blobId, sha256: '', size, source: new BinaryReference(kind, id, size) } };
 }
 
 /** What handlers need besides the store: nothing of it is used for an answer as stored. */
@@ -134,7 +133,7 @@ async function render(
     const record = await snapshot.get(prepared.kind, key);
     if (!record) return undefined;
     if (prepared.kind === 'artikel') {
-      const doc: StoredDocument<'artikel'> = JSON.parse(record.doc);
+      const doc = parseDoc<'artikel'>(record);
       visibleFrom = doc.sichtbarVon;
       visibleUntil = doc.sichtbarBis;
     }
@@ -196,11 +195,12 @@ async function loadShown(
   keys: readonly string[],
 ): Promise<void> {
   if (kind !== 'artikel') return;
+  const reader: Snapshot = snapshot;
   const shown = new Map<RecordKind, string[]>();
   for (const key of keys) {
-    const record = await snapshot.get(kind, key);
+    const record = await reader.get('artikel', key);
     if (!record) continue;
-    const artikel: StoredDocument<'artikel'> = JSON.parse(record.doc);
+    const artikel = parseDoc(record);
     for (const { field, kind: shownKind } of ARTIKEL_REFERENCES) {
       const ids = shown.get(shownKind) ?? [];
       for (const ref of artikel[field] ?? []) ids.push(String(ref));

@@ -14,6 +14,12 @@ export { RECORD_KINDS, type RecordKind } from '../contract/documents.ts';
 /** A stored record: its JSON document and, for attachments and images, its blob. */
 export interface StoredRecord<K extends RecordKind = RecordKind> {
   readonly doc: string;
+  /**
+   * The document already parsed, where the reader has it (an import's own records), for
+   * parseDoc. Of no particular kind, like `doc`, so records of a kind and of none still
+   * stand for each other.
+   */
+  readonly parsed?: StoredDocument<RecordKind>;
   readonly blob?: StoredBlob;
   /**
    * Never set: the kind the record was read as, so parseDoc knows its document's type. A
@@ -26,7 +32,8 @@ export interface StoredRecord<K extends RecordKind = RecordKind> {
 
 /** The record's document, of its kind's stored type (contract/documents.ts). */
 export function parseDoc<K extends RecordKind>(record: StoredRecord<K>): StoredDocument<K> {
-  return JSON.parse(record.doc);
+  // The record was read as K, so its document is K's: as much as JSON.parse's answer below is.
+  return (record.parsed as StoredDocument<K> | undefined) ?? JSON.parse(record.doc);
 }
 
 export interface StoredBlob {

@@ -47,7 +47,12 @@ export interface ImportProgress {
  * The records an import added or changed, as it wrote them, and those it removed
  * (undefined), by kind: a preparer learns what changed, and need not read it back.
  */
-export type ChangedRecords = ReadonlyMap<RecordKind, ReadonlyMap<string, StoredRow | undefined>>;
+export type ChangedRecords = ReadonlyMap<RecordKind, ReadonlyMap<string, ChangedRow | undefined>>;
+
+/** A record as the import wrote it, with its document as the bundle had it (parsed). */
+export interface ChangedRow extends StoredRow {
+  readonly parsed: StoredDocument<RecordKind>;
+}
 
 /**
  * Renders the answers an import prepares (src/prepare/) inside its transaction. An import
@@ -141,6 +146,24 @@ function emptySummary(): Record<RecordKind, KindSummary> {
   return kinds;
 }
 
+/**
+ * Every stored document of `kind` once the import has written, in id order. A record of the
+ * bundle is stored as the bundle has it, so only the others (an upsert leaves) are read back.
+ */
+async function storedDocs<K extends 'artikel' | 'abonnements'>(
+  tx: ImportTransaction,
+  bundle: Bundle,
+  kind: K,
+): Promise<Array<{ id: string; doc: StoredDocument<K> }>> {
+  const inBundle = new Map((bundle.records.get(kind) ?? []).map((r) => [r.id, r.doc]));
+  const ids = await tx.ids(kind);
+  const others = await tx.rows(
+    kind,
+    ids.filter((id) => !inBundle.has(id)),
+  );
+  return ids.map((id) => ({ id, doc: inBundle.get(id) ?? JSON.parse(others.get(id)!.doc) }));
+}
+
 async function checkReferences(tx: ImportTransaction, bundle: Bundle): Promise<void> {
   const existing = new Map<ReferencedKind | 'newsletter', Set<string>>();
   for (const kind of [...ARTIKEL_REFERENCES.map((r) => r.kind), 'newsletter'] as const) {
@@ -151,8 +174,7 @@ async function checkReferences(tx: ImportTransaction, bundle: Bundle): Promise<v
   const deletedBy = (kind: RecordKind, id: string) =>
     bundle.deletions.get(kind)?.includes(id) ? `loeschen.${kind}` : undefined;
 
-  for (const { id, doc } of await tx.docs('artikel')) {
-    const artikel: StoredDocument<'artikel'> = JSON.parse(doc);
+  for (const { id, doc: artikel } of await storedDocs(tx, bundle, 'artikel')) {
     for (const { field, kind } of ARTIKEL_REFERENCES) {
       for (const ref of artikel[field] ?? []) {
         if (existing.get(kind)!.has(String(ref))) continue;
@@ -170,8 +192,7 @@ async function checkReferences(tx: ImportTransaction, bundle: Bundle): Promise<v
       }
     }
   }
-  for (const { id, doc } of await tx.docs('abonnements')) {
-    const abo: StoredDocument<'abonnements'> = JSON.parse(doc);
+  for (const { id, doc: abo } of await storedDocs(tx, bundle, 'abonnements')) {
     for (const ref of abo.newsletterIDs) {
       if (existing.get('newsletter')!.has(String(ref))) continue;
       const where = whereInBundle('abonnements', id);
@@ -236,7 +257,7 @@ async function applyBundle(
 
   return store.importTransaction(async (tx) => {
     const kinds = emptySummary();
-    const changed = new Map<RecordKind, Map<string, StoredRow | undefined>>(
+    const changed = new Map<RecordKind, Map<string, ChangedRow | undefined>>(
       RECORD_KINDS.map((kind) => [kind, new Map()]),
     );
     const onBytes = (n: number) => {
@@ -291,7 +312,9 @@ async function applyBundle(
           else kinds[kind].changed++;
           if (!before || before.doc !== doc || before.blobId !== blobId) {
             writes.push({ id: record.id, doc, blobId });
-            changed.get(kind)!.set(record.id, { doc, blobId, size: record.file?.size ?? null });
+            changed
+              .get(kind)!
+              .set(record.id, { doc, blobId, size: record.file?.size ?? null, parsed: record.doc });
           }
         }
         await tx.putRecords(kind, writes);
