@@ -56,7 +56,8 @@ export async function* fixedChunks(
       pendingBytes += rest.length;
     }
   }
-  if (pendingBytes > 0) yield Buffer.concat(pending, pendingBytes);
+  // A lone pending piece is a copy of its own already.
+  if (pendingBytes > 0) yield pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
 }
 
 /**

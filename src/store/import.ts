@@ -84,14 +84,17 @@ const SMALL_FILE_BYTES = 1024 * 1024;
 const BATCH_FILE_BYTES = 16 * 1024 * 1024;
 
 /**
- * A file's stored chunks (blob-chunks.ts), read from the handle it was validated with
- * (never its path opened anew: bundle-file.ts) while hashing it, refusing it if it
- * changed since validation.
+ * A file's stored chunks (blob-chunks.ts), read into `scratch` by the rules it was
+ * validated by (bundle-file.ts) while hashing it, refusing it if it changed since.
  */
-async function* fileChunks(file: BundleFile, onBytes: (n: number) => void): AsyncGenerator<Buffer> {
+async function* fileChunks(
+  file: BundleFile,
+  onBytes: (n: number) => void,
+  scratch: Buffer,
+): AsyncGenerator<Buffer> {
   const hash = createHash('sha256');
   let size = 0;
-  for await (const chunk of encodedChunks(file.source.chunks(STORED_INPUT_BYTES), (piece) => {
+  for await (const chunk of encodedChunks(file.source.chunks(STORED_INPUT_BYTES, scratch), (piece) => {
     hash.update(piece);
     size += piece.length;
     onBytes(piece.length);
@@ -110,16 +113,24 @@ async function* fileChunks(file: BundleFile, onBytes: (n: number) => void): Asyn
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A large file's chunks, the event loop turning between them. */
-async function* streamedChunks(file: BundleFile, onBytes: (n: number) => void): AsyncGenerator<Buffer> {
-  for await (const chunk of fileChunks(file, onBytes)) {
+async function* streamedChunks(
+  file: BundleFile,
+  onBytes: (n: number) => void,
+  scratch: Buffer,
+): AsyncGenerator<Buffer> {
+  for await (const chunk of fileChunks(file, onBytes, scratch)) {
     yield chunk;
     await turn();
   }
 }
 
-async function encodeWhole(file: BundleFile, onBytes: (n: number) => void): Promise<EncodedBlob> {
+async function encodeWhole(
+  file: BundleFile,
+  onBytes: (n: number) => void,
+  scratch: Buffer,
+): Promise<EncodedBlob> {
   const chunks: Buffer[] = [];
-  for await (const chunk of fileChunks(file, onBytes)) chunks.push(chunk);
+  for await (const chunk of fileChunks(file, onBytes, scratch)) chunks.push(chunk);
   return { sha256: file.sha256, size: file.size, chunks };
 }
 
@@ -265,6 +276,8 @@ async function applyBundle(
       report();
     };
     const blobs = new Map<string, number>();
+    // Files are read one at a time, each read into this (encodedChunks copies what it keeps).
+    const scratch = Buffer.allocUnsafe(STORED_INPUT_BYTES);
     let blobsStored = 0;
     let bytesStored = 0;
     /** Stores the batch's files the store does not hold yet; every file's blob id is then in `blobs`. */
@@ -283,12 +296,15 @@ async function applyBundle(
       }
       const small = [...files.values()].filter((file) => file.size <= SMALL_FILE_BYTES);
       const encoded: EncodedBlob[] = [];
-      for (const file of small) encoded.push(await encodeWhole(file, onBytes));
+      for (const file of small) encoded.push(await encodeWhole(file, onBytes, scratch));
       const ids = await tx.addBlobs(encoded);
       for (const [i, blob] of encoded.entries()) blobs.set(blob.sha256, ids[i]!);
       for (const file of files.values()) {
         if (file.size <= SMALL_FILE_BYTES) continue;
-        blobs.set(file.sha256, await tx.addBlob(file.sha256, file.size, streamedChunks(file, onBytes)));
+        blobs.set(
+          file.sha256,
+          await tx.addBlob(file.sha256, file.size, streamedChunks(file, onBytes, scratch)),
+        );
       }
       blobsStored += files.size;
       for (const file of files.values()) bytesStored += file.size;

@@ -174,17 +174,23 @@ export function openInside(place: Place, rules: OpenRules): OpenedFile {
 }
 
 /**
- * The bytes of an open regular file from its start, `chunkBytes` at a time (each chunk a
- * buffer of its own, no larger than what is left of `size` and one byte more). A read of
- * fewer bytes than asked is the file's end (read(2)), so a file smaller than a chunk takes
- * one read, not two.
+ * The bytes of an open regular file from its start, `chunkBytes` at a time: each chunk a
+ * buffer of its own (no larger than what is left of `size` and one byte more), or with a
+ * `scratch` buffer of at least `chunkBytes`, a view of it valid until the next chunk is
+ * asked for. A read of fewer bytes than asked is the file's end (read(2)), so a file
+ * smaller than a chunk takes one read, not two.
  */
-export function* descriptorChunks(fd: number, chunkBytes: number, size: number): Generator<Buffer> {
+export function* descriptorChunks(
+  fd: number,
+  chunkBytes: number,
+  size: number,
+  scratch?: Buffer,
+): Generator<Buffer> {
   let position = 0;
   for (;;) {
     // Past the expected size (a file that grew) whole chunks again.
     const asked = position <= size ? Math.min(chunkBytes, size - position + 1) : chunkBytes;
-    const buffer = Buffer.allocUnsafe(asked);
+    const buffer = scratch ?? Buffer.allocUnsafe(asked);
     const bytesRead = readSync(fd, buffer, 0, asked, position);
     if (bytesRead === 0) return;
     position += bytesRead;
@@ -213,16 +219,16 @@ export class BundleFileSource {
     return new BundleFileSource(place, rules, opened, opened.size, hold ? opened.fd : undefined);
   }
 
-  /** The file's bytes from its start. */
-  async *chunks(chunkBytes: number): AsyncGenerator<Buffer> {
+  /** The file's bytes from its start; with `scratch`, read into it (see descriptorChunks). */
+  async *chunks(chunkBytes: number, scratch?: Buffer): AsyncGenerator<Buffer> {
     if (this.held !== undefined) {
-      yield* descriptorChunks(this.held, chunkBytes, this.size);
+      yield* descriptorChunks(this.held, chunkBytes, this.size, scratch);
       return;
     }
     const opened = openInside(this.place, this.rules);
     try {
       if (!same(opened, this.identity)) throw refuse(this.place, 'changed while it was being imported');
-      yield* descriptorChunks(opened.fd, chunkBytes, this.size);
+      yield* descriptorChunks(opened.fd, chunkBytes, this.size, scratch);
     } finally {
       closeSync(opened.fd);
     }

@@ -41,7 +41,7 @@ const MAX_BUNDLE_JSON_BYTES = 256 * 1024 * 1024;
 /** How many files stay open from hashing to storing (bundle-file.ts); the rest are opened again. */
 const HELD_FILES = 256;
 
-const HASH_CHUNK_BYTES = 64 * 1024;
+const HASH_CHUNK_BYTES = 256 * 1024;
 
 const TOP_LEVEL = ['format', 'mode', ...RECORD_KINDS, 'loeschen'];
 
@@ -107,16 +107,18 @@ async function openAndHash(
       bytesTotal: sources.reduce((n, source) => n + source.size, 0),
     };
     const opened = new Map<string, OpenedFile>();
+    // Hashing keeps nothing of a chunk but the first bytes (copied): one buffer serves every read.
+    const scratch = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
     for (const [i, relative] of [...distinct.keys()].entries()) {
       const source = sources[i]!;
       const hash = createHash('sha256');
       let size = 0;
       // From the same descriptor as the hash, so the format judged is that of the bytes stored.
       const head: Buffer[] = [];
-      for await (const chunk of source.chunks(HASH_CHUNK_BYTES)) {
+      for await (const chunk of source.chunks(HASH_CHUNK_BYTES, scratch)) {
         hash.update(chunk);
         if (size < SIGNATURE_BYTES) {
-          head.push(chunk.subarray(0, SIGNATURE_BYTES - size));
+          head.push(Buffer.from(chunk.subarray(0, SIGNATURE_BYTES - size)));
           if (size + chunk.length >= SIGNATURE_BYTES) judgeHead(relative, Buffer.concat(head));
         }
         size += chunk.length;
