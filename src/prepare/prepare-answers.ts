@@ -152,9 +152,10 @@ async function render(
     if (error instanceof ScoopError) return undefined;
     throw error;
   }
+  const both = writer.innerBoth(result);
   return {
-    compact: encodeFragment(writer.inner(result, 'compact')),
-    indented: encodeFragment(writer.inner(result, 'indented')),
+    compact: encodeFragment(both.compact),
+    indented: encodeFragment(both.indented),
     visibleFrom,
     visibleUntil,
   };
