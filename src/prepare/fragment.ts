@@ -13,11 +13,16 @@ const NUL = 0;
 
 /** A record's binary as an import renders it: only its size, and which record it belongs to. */
 export class BinaryReference implements BinarySource {
+  /** Written in the markup as it is (xml/writer.ts), so the fragment is one piece. */
+  readonly placeholder: string;
+
   constructor(
     readonly kind: RecordKind,
     readonly id: string,
     readonly size: number,
-  ) {}
+  ) {
+    this.placeholder = `\u0000${kind}/${id}\u0000`;
+  }
 
   // biome-ignore lint/correctness/useYield: never read; the fragment keeps only the reference
   async *chunks(): AsyncGenerator<Uint8Array> {

@@ -102,6 +102,8 @@ export class XmlWriter implements MarkupWriter {
     } else if (value instanceof Uint8Array) {
       const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
       this.plainLeaf(name, depth, bytes.toString('base64'));
+    } else if (value.placeholder !== undefined) {
+      this.plainLeaf(name, depth, value.placeholder);
     } else {
       this.text += `${this.lineStart(depth)}<${name}>`;
       this.flush();
