@@ -10,7 +10,10 @@
  * machine to be quiet, and records how busy it was. Writes bench/results/import.json.
  *
  *   npm run bench -- --only import [--rounds 5] [--store sqlite] [--mix-scale 0.1]
- *                                  [--import-bundle DIR]   (a bundle writeMixBundle made before)
+ *                                  [--import-bundle DIR]   (a bundle this harness wrote before, kept with --keep)
+ *
+ * `--store postgres://…` imports into that store every round: after the first, its content
+ * is already the bundle's, so those rounds measure an import that changes nothing.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -103,7 +106,8 @@ export async function runImportBench(options: ImportBenchOptions): Promise<void>
         ms = timedImport(data.dir, db);
         for (const suffix of ['', '-wal', '-shm']) rmSync(db + suffix, { force: true });
       } else {
-        const [fresh] = await extraStores(['postgres'], notes);
+        // A new schema each round (or the store `--store postgres://…` names, as it is).
+        const [fresh] = await extraStores(options.stores, []);
         try {
           ms = timedImport(data.dir, fresh!.location);
         } finally {
