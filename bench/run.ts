@@ -23,6 +23,8 @@
  *                                              requests, uniform and Zipf, answer cache on and off, each store)
  *   npm run bench -- --only mix --mix-scale 0.1 --mix-requests 5000   … smaller, for a quick look
  *   npm run bench -- --only log                what the request log costs: default settings against SCOOP_LOG_LEVEL=warn
+ *   npm run bench -- --only import             `scoop import` of the realistic mix's content into fresh stores, timed
+ *                                              (bench/import-speed.ts; --rounds N, default 5; --import-bundle DIR)
  *   npm run bench -- --harvest                 scoop harvest of the demo content scaled to 20,000 articles against
  *                                              a plain load client sending the same requests (bench/harvest.ts;
  *                                              --harvest-articles N, --harvest-concurrency N, --rounds N)
@@ -40,6 +42,7 @@ import { benchColdResizes } from './cold-resizes.ts';
 import { runHarvestBench } from './harvest.ts';
 import { type Captured, capture } from './http.ts';
 import { benchImages, type ImageBenchResult, photo } from './images.ts';
+import { runImportBench } from './import-speed.ts';
 import { type FirstAnswer, measureHuge } from './large-attachment.ts';
 import { ensureWrk } from './load.ts';
 import { runLoadTest } from './load-test.ts';
@@ -104,6 +107,7 @@ const { values: opts } = parseArgs({
     'mix-scale': { type: 'string', default: '1' },
     'mix-requests': { type: 'string', default: '50000' },
     'mix-rounds': { type: 'string', default: '3' },
+    'import-bundle': { type: 'string' },
   },
 });
 
@@ -421,6 +425,25 @@ async function main(): Promise<void> {
       });
     } finally {
       await stopAll();
+      if (opts.keep) log(`kept ${work}`);
+      else rmSync(work, { recursive: true, force: true });
+    }
+    return;
+  }
+  if (opts.only === 'import') {
+    build();
+    const work = mkdtempSync(path.join(tmpdir(), 'scoop-bench-import-'));
+    try {
+      await runImportBench({
+        work,
+        scale: Number(opts['mix-scale']),
+        rounds: process.argv.includes('--rounds') ? Number(opts.rounds) : 5,
+        stores: opts.store,
+        bundle: opts['import-bundle'],
+        command,
+        log,
+      });
+    } finally {
       if (opts.keep) log(`kept ${work}`);
       else rmSync(work, { recursive: true, force: true });
     }

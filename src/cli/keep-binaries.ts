@@ -4,7 +4,7 @@
  * first request from a file. On the machine of the import only (the folder of a SQLite
  * store, or SCOOP_BASE64_CACHE_DIR); servers elsewhere fill theirs on first use.
  */
-import { Base64Cache, worthKeeping } from '../cache/base64-cache.ts';
+import { Base64Cache, DEFAULT_MIN_BINARY_BYTES, worthKeeping } from '../cache/base64-cache.ts';
 import { CacheDirError } from '../cache/bounded-folder.ts';
 import type { Base64CacheSettings } from '../server/settings.ts';
 import type { ContentStore } from '../store/content-store.ts';
@@ -18,16 +18,11 @@ export async function keepLargeBinaries(
 ): Promise<number> {
   if (settings.maxBytes <= 0) return 0;
   try {
-    const sources = await store.read(async (snapshot) => {
-      const byContent = new Map<string, BinarySource>();
-      for (const kind of ['anhaenge', 'bilder'] as const)
-        for (const { record } of await snapshot.all(kind)) {
-          const source = record.blob?.source;
-          if (source?.contentId && worthKeeping(source, settings.maxBytes))
-            byContent.set(source.contentId, source);
-        }
-      return [...byContent.values()];
-    });
+    const byContent = new Map<string, BinarySource>();
+    for (const source of await store.largeBinaries(DEFAULT_MIN_BINARY_BYTES))
+      if (source.contentId && worthKeeping(source, settings.maxBytes))
+        byContent.set(source.contentId, source);
+    const sources = [...byContent.values()];
     // No folder is made for a store without large binaries.
     if (sources.length === 0) return 0;
     const failures: unknown[] = [];

@@ -10,52 +10,85 @@ import { OPERATIONS, type Operation } from '../contract/operations.ts';
 import { compileOperationWriter, type OperationWriter } from '../protocol/serialize.ts';
 import type { ServiceContext } from '../service/handlers.ts';
 import { invoke } from '../service/invoke.ts';
-import type { ImportTransaction, PreparedAnswer, Snapshot, StoredRecord } from '../store/content-store.ts';
-import type { AnswerPreparer } from '../store/import.ts';
+import {
+  type ImportTransaction,
+  type PreparedAnswer,
+  type PreparedAnswerRow,
+  parseDoc,
+  type Snapshot,
+  type StoredRecord,
+  type StoredRow,
+} from '../store/content-store.ts';
+import type { AnswerPreparer, ChangedRecords, ChangedRow } from '../store/import.ts';
 import { BinaryReference, encodeFragment } from './fragment.ts';
 import { ANSWERS_FORMAT, PREPARED, type PreparedOperation } from './prepared-operations.ts';
 
 /** Kinds read again and again while articles are prepared (their areas, attachments): kept for the import. */
 const SHARED_KINDS: ReadonlySet<RecordKind> = new Set(ARTIKEL_REFERENCES.map((r) => r.kind));
 
-/** The transaction's records as handlers read them; binaries are references (fragment.ts). */
+/** Keys rendered per batch: their records (and what they show) are read in one go first. */
+const BATCH_KEYS = 500;
+
+/**
+ * The transaction's records as handlers read them; binaries are references (fragment.ts).
+ * Records are read many at a time (`load`) ahead of the handlers that ask for them, which
+ * then find them here; a kind's records that no other answer shows are let go after
+ * their batch (`release`).
+ */
 class TransactionSnapshot implements Snapshot {
-  private readonly shared = new Map<string, StoredRecord | undefined>();
+  private readonly records = new Map<string, StoredRecord | undefined>();
 
-  constructor(private readonly tx: ImportTransaction) {}
+  /** `changed`: what the import wrote or removed, known without reading it back. */
+  constructor(
+    private readonly tx: ImportTransaction,
+    private readonly changed: ChangedRecords,
+  ) {}
 
-  async get(kind: RecordKind, id: string): Promise<StoredRecord | undefined> {
-    if (!SHARED_KINDS.has(kind)) return this.read(kind, id);
-    const key = `${kind}/${id}`;
-    if (this.shared.has(key)) return this.shared.get(key);
-    const record = await this.read(kind, id);
-    this.shared.set(key, record);
-    return record;
+  /** Reads the records of `kind` with these ids that are not here yet, in one go. */
+  async load(kind: RecordKind, ids: Iterable<string>): Promise<void> {
+    const known = this.changed.get(kind);
+    const missing: string[] = [];
+    for (const id of new Set(ids)) {
+      if (this.records.has(`${kind}/${id}`)) continue;
+      if (known?.has(id)) {
+        const row = known.get(id);
+        this.records.set(`${kind}/${id}`, row && toRecord(row));
+      } else missing.push(id);
+    }
+    if (missing.length === 0) return;
+    const rows = await this.tx.rows(kind, missing);
+    for (const id of missing) {
+      const row = rows.get(id);
+      this.records.set(`${kind}/${id}`, row && toRecord(row));
+    }
   }
 
-  private async read(kind: RecordKind, id: string): Promise<StoredRecord | undefined> {
-    const row = await this.tx.get(kind, id);
-    if (!row) return undefined;
-    if (!row.blob) return { doc: row.doc };
-    const { id: blobId, sha256, size } = row.blob;
-    return { doc: row.doc, blob: { id: blobId, sha256, size, source: new BinaryReference(row.blob) } };
+  release(kind: RecordKind, ids: Iterable<string>): void {
+    if (SHARED_KINDS.has(kind)) return;
+    for (const id of ids) this.records.delete(`${kind}/${id}`);
+  }
+
+  async get(kind: RecordKind, id: string): Promise<StoredRecord | undefined> {
+    const key = `${kind}/${id}`;
+    if (!this.records.has(key)) await this.load(kind, [id]);
+    return this.records.get(key);
   }
 
   async getMany(kind: RecordKind, ids: readonly string[]): Promise<Map<string, StoredRecord>> {
+    await this.load(kind, ids);
     const found = new Map<string, StoredRecord>();
     for (const id of ids) {
-      const record = await this.get(kind, id);
+      const record = this.records.get(`${kind}/${id}`);
       if (record) found.set(id, record);
     }
     return found;
   }
 
   async all(kind: RecordKind): Promise<Array<{ id: string; record: StoredRecord }>> {
-    const list: Array<{ id: string; record: StoredRecord }> = [];
-    for (const id of await this.tx.ids(kind)) {
-      const record = await this.get(kind, id);
-      if (record) list.push({ id, record });
-    }
+    const list = [...(await this.tx.rows(kind))].map(([id, row]) => ({
+      id,
+      record: toRecord(row),
+    }));
     // As the stores' own all() orders them: by the leading integer (0 for none), then the id.
     const leading = (id: string) => Number(/^-?\d{1,18}/.exec(id)?.[0] ?? 0);
     return list.sort((a, b) => leading(a.id) - leading(b.id) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -68,6 +101,16 @@ class TransactionSnapshot implements Snapshot {
   async answer(): Promise<undefined> {
     throw new Error('an import does not read prepared answers');
   }
+}
+
+function toRecord(row: StoredRow | ChangedRow): StoredRecord {
+  const doc = 'parsed' in row ? { doc: row.doc, parsed: row.parsed } : { doc: row.doc };
+  if (row.blobId === null) return doc;
+  const size = row.size ?? 0;
+  return {
+    ...doc,
+    blob: { id: row.blobId, sha256: '', size, source: new BinaryReference(row.blobId, size) },
+  };
 }
 
 /** What handlers need besides the store: nothing of it is used for an answer as stored. */
@@ -98,7 +141,7 @@ async function render(
     const record = await snapshot.get(prepared.kind, key);
     if (!record) return undefined;
     if (prepared.kind === 'artikel') {
-      const doc: StoredDocument<'artikel'> = JSON.parse(record.doc);
+      const doc = parseDoc<'artikel'>(record);
       visibleFrom = doc.sichtbarVon;
       visibleUntil = doc.sichtbarBis;
     }
@@ -117,19 +160,17 @@ async function render(
     if (error instanceof ScoopError) return undefined;
     throw error;
   }
+  const both = writer.innerBoth(result);
   return {
-    compact: encodeFragment(writer.inner(result, 'compact')),
-    indented: encodeFragment(writer.inner(result, 'indented')),
+    compact: encodeFragment(both.compact),
+    indented: encodeFragment(both.indented),
     visibleFrom,
     visibleUntil,
   };
 }
 
 /** Articles that show a changed area, city-app area or attachment (their answers change with it). */
-async function articlesShowing(
-  tx: ImportTransaction,
-  changed: ReadonlyMap<RecordKind, ReadonlySet<string>>,
-): Promise<string[]> {
+async function articlesShowing(tx: ImportTransaction, changed: ChangedRecords): Promise<string[]> {
   const references = ARTIKEL_REFERENCES.filter((r) => (changed.get(r.kind)?.size ?? 0) > 0);
   if (references.length === 0) return [];
   const showing: string[] = [];
@@ -146,14 +187,36 @@ async function articlesShowing(
 async function keysToPrepare(
   tx: ImportTransaction,
   prepared: PreparedOperation,
-  changed: ReadonlyMap<RecordKind, ReadonlySet<string>>,
+  changed: ChangedRecords,
   all: boolean,
 ): Promise<Iterable<string>> {
   if (prepared.whole) return all || (changed.get(prepared.kind)?.size ?? 0) > 0 ? [''] : [];
   if (all) return tx.ids(prepared.kind);
-  const keys = new Set(changed.get(prepared.kind));
+  const keys = new Set(changed.get(prepared.kind)?.keys());
   if (prepared.shows.length > 0) for (const id of await articlesShowing(tx, changed)) keys.add(id);
   return keys;
+}
+
+/** The areas, city-app areas and attachments the batch's articles show, read in one go per kind. */
+async function loadShown(
+  snapshot: TransactionSnapshot,
+  kind: RecordKind,
+  keys: readonly string[],
+): Promise<void> {
+  if (kind !== 'artikel') return;
+  const reader: Snapshot = snapshot;
+  const shown = new Map<RecordKind, string[]>();
+  for (const key of keys) {
+    const record = await reader.get('artikel', key);
+    if (!record) continue;
+    const artikel = parseDoc(record);
+    for (const { field, kind: shownKind } of ARTIKEL_REFERENCES) {
+      const ids = shown.get(shownKind) ?? [];
+      for (const ref of artikel[field] ?? []) ids.push(String(ref));
+      shown.set(shownKind, ids);
+    }
+  }
+  for (const [shownKind, ids] of shown) await snapshot.load(shownKind, ids);
 }
 
 export function answerPreparer(): AnswerPreparer {
@@ -165,18 +228,28 @@ export function answerPreparer(): AnswerPreparer {
   return {
     format: ANSWERS_FORMAT,
     async prepare(tx, changed, all) {
-      const snapshot = new TransactionSnapshot(tx);
+      const snapshot = new TransactionSnapshot(tx, changed);
       let written = 0;
       for (const renderer of renderers) {
-        const { name } = renderer.prepared;
-        for (const key of await keysToPrepare(tx, renderer.prepared, changed, all)) {
-          const answer = await render(renderer, snapshot, key);
-          if (answer) {
-            await tx.putAnswer(name, key, ANSWERS_FORMAT, answer);
-            written++;
-          } else if (!all) {
-            await tx.deleteAnswer(name, key);
+        const { name, kind, whole, shows } = renderer.prepared;
+        const keys = [...(await keysToPrepare(tx, renderer.prepared, changed, all))];
+        for (let from = 0; from < keys.length; from += BATCH_KEYS) {
+          // Rendering is synchronous work: other work of the process gets a turn between batches.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          const batch = keys.slice(from, from + BATCH_KEYS);
+          if (!whole) await snapshot.load(kind, batch);
+          if (shows.length > 0) await loadShown(snapshot, kind, batch);
+          const answers: PreparedAnswerRow[] = [];
+          const gone: string[] = [];
+          for (const key of batch) {
+            const answer = await render(renderer, snapshot, key);
+            if (answer) answers.push({ operation: name, key, answer });
+            else if (!all) gone.push(key);
           }
+          await tx.putAnswers(ANSWERS_FORMAT, answers);
+          await tx.deleteAnswers(name, gone);
+          written += answers.length;
+          if (!whole) snapshot.release(kind, batch);
         }
       }
       return written;

@@ -4,7 +4,7 @@
  * content version. The markup is sent as stored; the binding only adds its envelope.
  */
 import type { Arguments, Operation } from '../contract/operations.ts';
-import type { BlobReference, ContentStore, Snapshot } from '../store/content-store.ts';
+import type { ContentStore, Snapshot } from '../store/content-store.ts';
 import type { BodyPart, Layout } from '../xml/writer.ts';
 import { splitFragment } from './fragment.ts';
 import { ANSWERS_FORMAT, preparedOperation } from './prepared-operations.ts';
@@ -32,12 +32,12 @@ export async function preparedInside(
     // bundle-format.md: outside sichtbarVon/sichtbarBis an article counts as not published.
     if ((visibleFrom !== null && now < visibleFrom) || (visibleUntil !== null && now > visibleUntil))
       return undefined;
-    const { markup, references } = splitFragment(answer.fragment);
-    if (references.length === 0) {
+    const { markup, blobIds } = splitFragment(answer.fragment);
+    if (blobIds.length === 0) {
       if (visibleUntil !== null) expires(visibleUntil + 1);
       return markup;
     }
-    const binaries = await binariesOf(snapshot, references);
+    const binaries = await binariesOf(snapshot, blobIds);
     if (!binaries) return undefined;
     if (visibleUntil !== null) expires(visibleUntil + 1);
     const parts: BodyPart[] = [markup[0]!];
@@ -50,13 +50,10 @@ export async function preparedInside(
  * Each reference's binary as the writer would send it: the stored base64 of a binary of one
  * chunk, at hand; a larger one streamed from its chunks. Undefined if a blob is gone.
  */
-async function binariesOf(
-  snapshot: Snapshot,
-  references: readonly BlobReference[],
-): Promise<BodyPart[] | undefined> {
+async function binariesOf(snapshot: Snapshot, blobIds: readonly number[]): Promise<BodyPart[] | undefined> {
   const parts: BodyPart[] = [];
-  for (const reference of references) {
-    const blob = await snapshot.blob(reference);
+  for (const blobId of blobIds) {
+    const blob = await snapshot.blob(blobId);
     if (!blob) return undefined;
     if (blob.base64) parts.push(blob.base64);
     else if (blob.bytes) parts.push(Buffer.from(Buffer.from(blob.bytes).toString('base64'), 'latin1'));

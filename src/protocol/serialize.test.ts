@@ -348,6 +348,18 @@ describe('compileOperationWriter: every operation', () => {
       assert.equal(root.children[0]!.local, resultField);
     });
 
+    test(`${operation.name}: both layouts made together are each layout made alone`, async () => {
+      const writer = compileOperationWriter(operation, NS);
+      const both = writer.innerBoth(sample.result);
+      for (const layout of ['compact', 'indented'] as const) {
+        assert.equal(
+          await rendered(both[layout]),
+          await rendered(writer.inner(sample.result, layout)),
+          layout,
+        );
+      }
+    });
+
     for (const version of ['1.1', '1.2'] as const) {
       test(`${operation.name}: SOAP ${version} body is the compact reference inside <Op>Response/<Op>Result`, async () => {
         const soap = await soapBody(operation, version, sample.result);

@@ -6,7 +6,7 @@ import type { Arguments, Operation, Result } from '../contract/operations.ts';
 import type { ArrayType, ComplexType, Field, ValueType } from '../contract/schema.ts';
 import type { Binary } from '../xml/binary.ts';
 import { escapeAttribute } from '../xml/escape.ts';
-import { type BodyPart, type Layout, XmlWriter } from '../xml/writer.ts';
+import { type BodyPart, type Layout, type MarkupWriter, PairWriter, XmlWriter } from '../xml/writer.ts';
 import { compileJsonWriter } from './json/serialize.ts';
 import {
   ENVELOPE_END,
@@ -17,8 +17,8 @@ import {
   XSI_NS,
 } from './namespaces.ts';
 
-type WriteValue = (w: XmlWriter, name: string, depth: number, value: unknown) => void;
-type WriteFields = (w: XmlWriter, depth: number, record: Readonly<Record<string, unknown>>) => void;
+type WriteValue = (w: MarkupWriter, name: string, depth: number, value: unknown) => void;
+type WriteFields = (w: MarkupWriter, depth: number, record: Readonly<Record<string, unknown>>) => void;
 
 function writeScalar(type: ValueType): WriteValue {
   if (type.kind === 'enum') return (w, name, depth, value) => w.plainLeaf(name, depth, String(value));
@@ -112,6 +112,8 @@ export interface OperationWriter {
    * http() (indented) write between their envelopes, which an import prepares ahead (src/prepare/).
    */
   inner(result: Result, layout: Layout): BodyPart[];
+  /** inner() in both layouts, made together. */
+  innerBoth(result: Result): Record<Layout, BodyPart[]>;
   /** An inside from inner(), in the envelope soap() writes. */
   wrapSoap(version: SoapVersion, inner: readonly BodyPart[]): BodyPart[];
   /** An inside from inner(), in the envelope http() writes. */
@@ -161,6 +163,11 @@ export function compileOperationWriter(
       const indented = layout === 'indented';
       const w = new XmlWriter(indented);
       fields(w, indented ? 1 : 0, result);
+      return w.finish();
+    },
+    innerBoth(result) {
+      const w = new PairWriter();
+      fields(w, 0, result);
       return w.finish();
     },
     wrapSoap: (version, inner) => [soapHeads[version], ...inner, soapTail],

@@ -19,9 +19,16 @@ export const STORED_INPUT_BYTES = 192 * 1024;
 
 export type BlobEncoding = 'raw' | 'base64';
 
-/** A file's stream as the stored chunks of a base64 blob: pieces of STORED_INPUT_BYTES, each encoded. */
-export async function* encodedChunks(pieces: AsyncIterable<Uint8Array>): AsyncGenerator<Buffer> {
+/**
+ * A file's stream as the stored chunks of a base64 blob: pieces of STORED_INPUT_BYTES, each
+ * encoded; `onPiece` sees each piece's bytes before they are encoded (to hash them).
+ */
+export async function* encodedChunks(
+  pieces: AsyncIterable<Uint8Array>,
+  onPiece?: (piece: Buffer) => void,
+): AsyncGenerator<Buffer> {
   for await (const piece of fixedChunks(pieces, STORED_INPUT_BYTES)) {
+    onPiece?.(piece);
     yield Buffer.from(piece.toString('base64'), 'latin1');
   }
 }
@@ -49,7 +56,8 @@ export async function* fixedChunks(
       pendingBytes += rest.length;
     }
   }
-  if (pendingBytes > 0) yield Buffer.concat(pending, pendingBytes);
+  // A lone pending piece is a copy of its own already.
+  if (pendingBytes > 0) yield pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
 }
 
 /**

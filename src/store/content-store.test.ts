@@ -225,6 +225,38 @@ function storeBehaviour(db: TestDatabase): void {
       assert.equal(ids.size, 1);
     });
 
+    test('largeBinaries names the binaries of at least a size, whatever kind holds them', async () => {
+      const opened = await s.open(db);
+      const store = opened.store;
+      const big = pattern(300_000, 3);
+      await importFolder(
+        store,
+        s.bundle(
+          bundleJson({
+            anhaenge: [
+              { anhangID: 1, file: 'klein.bin' },
+              { anhangID: 2, file: 'gross.bin' },
+            ],
+            bilder: [{ bildID: 3, file: 'gross.bin' }],
+          }),
+          { 'klein.bin': pattern(1000, 1), 'gross.bin': big },
+        ),
+      );
+      const large = await store.largeBinaries(200_000);
+      assert.deepEqual(
+        large.map((source) => [source.size, source.contentId]),
+        [
+          [big.length, sha256(big)],
+          [big.length, sha256(big)],
+        ],
+      );
+      const parts: Buffer[] = [];
+      for await (const chunk of large[0]!.chunks()) parts.push(Buffer.from(chunk));
+      assert.ok(Buffer.concat(parts).equals(big), 'streamed bytes differ');
+      assert.equal((await store.largeBinaries(1)).length, 3);
+      assert.deepEqual(await store.largeBinaries(big.length + 1), []);
+    });
+
     test('a large file is stored in several chunks and streams back byte-identical', async () => {
       const opened = await s.open(db);
       const store = opened.store;

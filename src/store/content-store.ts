@@ -12,9 +12,24 @@ import type { BlobEncoding } from './blob-chunks.ts';
 
 export { RECORD_KINDS, type RecordKind } from '../contract/documents.ts';
 
+/** What sending a blob needs besides its chunks (record-rows.ts storedBlob). */
+export interface BlobReference {
+  readonly id: number;
+  readonly size: number;
+  readonly chunkCount: number;
+  readonly encoding: BlobEncoding;
+  readonly sha256: string;
+}
+
 /** A stored record: its JSON document and, for attachments and images, its blob. */
 export interface StoredRecord<K extends RecordKind = RecordKind> {
   readonly doc: string;
+  /**
+   * The document already parsed, where the reader has it (an import's own records), for
+   * parseDoc. Of no particular kind, like `doc`, so records of a kind and of none still
+   * stand for each other.
+   */
+  readonly parsed?: StoredDocument<RecordKind>;
   readonly blob?: StoredBlob;
   /**
    * Never set: the kind the record was read as, so parseDoc knows its document's type. A
@@ -27,7 +42,8 @@ export interface StoredRecord<K extends RecordKind = RecordKind> {
 
 /** The record's document, of its kind's stored type (contract/documents.ts). */
 export function parseDoc<K extends RecordKind>(record: StoredRecord<K>): StoredDocument<K> {
-  return JSON.parse(record.doc);
+  // The record was read as K, so its document is K's: as much as JSON.parse's answer below is.
+  return (record.parsed as StoredDocument<K> | undefined) ?? JSON.parse(record.doc);
 }
 
 export interface StoredBlob {
@@ -43,19 +59,6 @@ export interface StoredBlob {
   /** The content's base64 encoding as stored, when it fits one chunk (what an answer sends). */
   readonly base64?: Buffer;
   readonly source: BinarySource;
-}
-
-/**
- * A blob as a prepared answer refers to it: what is needed to send it without reading its
- * record. Blobs are content-addressed and never change, so these facts hold as long as
- * the blob exists, and it exists while the record whose answer refers to it does.
- */
-export interface BlobReference {
-  readonly id: number;
-  readonly size: number;
-  readonly chunkCount: number;
-  readonly encoding: BlobEncoding;
-  readonly sha256: string;
 }
 
 /** How a prepared answer's fragment is laid out (SOAP's compact form, or HTTP GET/POST's indented one). */
@@ -86,8 +89,11 @@ export interface Snapshot {
   getMany<K extends RecordKind>(kind: K, ids: readonly string[]): Promise<Map<string, StoredRecord<K>>>;
   /** Every record of a kind, in id order (numeric ids numerically). */
   all<K extends RecordKind>(kind: K): Promise<Array<{ id: string; record: StoredRecord<K> }>>;
-  /** A blob a prepared answer refers to: its one chunk read now, a larger one streamed; undefined when gone. */
-  blob(reference: BlobReference): Promise<StoredBlob | undefined>;
+  /**
+   * A blob by its id, as a prepared answer refers to it: its one chunk read now, a larger
+   * one streamed; undefined when it is gone. Blobs never change, so the id says it all.
+   */
+  blob(blobId: number): Promise<StoredBlob | undefined>;
   /** The prepared answer to `operation` for `key`, if one of this `format` was prepared. */
   answer(
     operation: string,
@@ -136,6 +142,8 @@ export interface ContentStore extends TokenStore {
   contentVersion(): Promise<number>;
   /** Whether some record still has the binary of this SHA-256 (files kept of others may go). */
   binaryInUse(sha256: string): Promise<boolean>;
+  /** The binaries of records whose binary has at least `minBytes`, as they stream from the store. */
+  largeBinaries(minBytes: number): Promise<BinarySource[]>;
   /** How many imports were committed and refused, and the last of each. */
   importRuns(): Promise<ImportRuns>;
   /** Records a refused import, in a transaction of its own. */
@@ -159,20 +167,52 @@ export interface StoreHealth {
   readonly contentVersion?: number;
 }
 
+/** A record as stored; `size` is its blob's. */
+export interface StoredRow {
+  readonly doc: string;
+  readonly blobId: number | null;
+  readonly size: number | null;
+}
+
+/** A record to write. */
+export interface RecordRow {
+  readonly id: string;
+  readonly doc: string;
+  readonly blobId: number | null;
+}
+
+/** A small file, read whole and cut into its stored chunks (blob-chunks.ts), to store as a blob. */
+export interface EncodedBlob {
+  readonly sha256: string;
+  readonly size: number;
+  readonly chunks: readonly Buffer[];
+}
+
+export interface PreparedAnswerRow {
+  readonly operation: string;
+  readonly key: string;
+  readonly answer: PreparedAnswer;
+}
+
+/**
+ * What an import does to the store, inside its one transaction. The methods take and
+ * return many rows at once: on PostgreSQL each call is a round trip, and an import of
+ * tens of thousands of records must not make one per record.
+ */
 export interface ImportTransaction {
-  /** A record as stored, with what a reference to its blob needs. */
-  get(
-    kind: RecordKind,
-    id: string,
-  ): Promise<{ doc: string; blobId: number | null; blob: BlobReference | undefined } | undefined>;
+  /** The stored records of a kind with these ids; every record of the kind without `ids`. */
+  rows(kind: RecordKind, ids?: readonly string[]): Promise<Map<string, StoredRow>>;
   ids(kind: RecordKind): Promise<string[]>;
   docs(kind: RecordKind): Promise<Array<{ id: string; doc: string }>>;
-  put(kind: RecordKind, id: string, doc: string, blobId: number | null): Promise<void>;
-  delete(kind: RecordKind, id: string): Promise<void>;
-  /** The blob with this SHA-256, if stored. */
-  findBlob(sha256: string): Promise<number | undefined>;
-  /** Stores a blob from chunks, returning its id. */
-  addBlob(sha256: string, size: number, chunks: AsyncIterable<Uint8Array>): Promise<number>;
+  /** Writes records, each replacing any stored one of its kind and id. */
+  putRecords(kind: RecordKind, rows: readonly RecordRow[]): Promise<void>;
+  deleteRecords(kind: RecordKind, ids: readonly string[]): Promise<void>;
+  /** The ids of the blobs stored with these SHA-256s. */
+  findBlobs(sha256s: readonly string[]): Promise<Map<string, number>>;
+  /** Stores a blob from its stored chunks as they are read (a large file), returning its id. */
+  addBlob(sha256: string, size: number, chunks: AsyncIterable<Buffer>): Promise<number>;
+  /** Stores small blobs at once, returning their ids in order. */
+  addBlobs(blobs: readonly EncodedBlob[]): Promise<number[]>;
   /**
    * Marks blobs no record uses as orphaned and deletes those orphaned before
    * `deleteBefore`: readers still streaming a blob an import just replaced keep it.
@@ -187,8 +227,8 @@ export interface ImportTransaction {
   answersFormat(): Promise<string>;
   /** Drops every prepared answer and records `format` as the one the store's answers are in. */
   clearAnswers(format: string): Promise<void>;
-  putAnswer(operation: string, key: string, format: string, answer: PreparedAnswer): Promise<void>;
-  deleteAnswer(operation: string, key: string): Promise<void>;
+  putAnswers(format: string, answers: readonly PreparedAnswerRow[]): Promise<void>;
+  deleteAnswers(operation: string, keys: readonly string[]): Promise<void>;
 }
 
 /** The store cannot be reached right now (a lost connection, a locked or missing file). */

@@ -12,11 +12,11 @@ import {
   type ReferencedKind,
   type StoredDocument,
 } from '../contract/documents.ts';
-import { CHUNK_BYTES } from './blob-chunks.ts';
-import type { Bundle, BundleFile } from './bundle/bundle.ts';
+import { encodedChunks, STORED_INPUT_BYTES } from './blob-chunks.ts';
+import type { Bundle, BundleFile, BundleRecord } from './bundle/bundle.ts';
 import { closeBundle, type ReadOptions, readBundle } from './bundle/read-bundle.ts';
 import { BundleError } from './bundle/validate.ts';
-import type { ContentStore, ImportTransaction } from './content-store.ts';
+import type { ContentStore, EncodedBlob, ImportTransaction, RecordRow, StoredRow } from './content-store.ts';
 
 export interface KindSummary {
   added: number;
@@ -44,6 +44,17 @@ export interface ImportProgress {
 }
 
 /**
+ * The records an import added or changed, as it wrote them, and those it removed
+ * (undefined), by kind: a preparer learns what changed, and need not read it back.
+ */
+export type ChangedRecords = ReadonlyMap<RecordKind, ReadonlyMap<string, ChangedRow | undefined>>;
+
+/** A record as the import wrote it, with its document as the bundle had it (parsed). */
+export interface ChangedRow extends StoredRow {
+  readonly parsed: StoredDocument<RecordKind>;
+}
+
+/**
  * Renders the answers an import prepares (src/prepare/) inside its transaction. An import
  * without one drops every prepared answer it would make stale, so none is ever out of date.
  */
@@ -54,11 +65,7 @@ export interface AnswerPreparer {
    * Prepares the answers the `changed` records (added, changed or removed) affect; with
    * `all`, every answer. Resolves with how many answers it wrote.
    */
-  prepare(
-    tx: ImportTransaction,
-    changed: ReadonlyMap<RecordKind, ReadonlySet<string>>,
-    all: boolean,
-  ): Promise<number>;
+  prepare(tx: ImportTransaction, changed: ChangedRecords, all: boolean): Promise<number>;
 }
 
 export interface ImportOptions {
@@ -69,28 +76,103 @@ export interface ImportOptions {
   blobGraceMs?: number;
 }
 
+/** Records read, compared and written per round trip (on PostgreSQL, each call is one). */
+const BATCH_RECORDS = 500;
+/** Files up to this size are read whole and stored with others; larger ones stream a chunk at a time. */
+const SMALL_FILE_BYTES = 1024 * 1024;
+/** Bytes of small files held in memory at once, read and encoded, until they are stored. */
+const BATCH_FILE_BYTES = 16 * 1024 * 1024;
+
 /**
- * Streams a file from the handle it was validated with (never its path opened anew:
- * bundle-file.ts) while hashing it, refusing it if it changed since validation.
+ * A file's stored chunks (blob-chunks.ts), read into `scratch` by the rules it was
+ * validated by (bundle-file.ts) while hashing it, refusing it if it changed since.
  */
-async function* fileChunks(file: BundleFile, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {
+async function* fileChunks(
+  file: BundleFile,
+  onBytes: (n: number) => void,
+  scratch: Buffer,
+): AsyncGenerator<Buffer> {
   const hash = createHash('sha256');
   let size = 0;
-  for await (const bytes of file.source.chunks(CHUNK_BYTES)) {
-    hash.update(bytes);
-    size += bytes.length;
-    onBytes(bytes.length);
-    yield bytes;
-  }
+  for await (const chunk of encodedChunks(file.source.chunks(STORED_INPUT_BYTES, scratch), (piece) => {
+    hash.update(piece);
+    size += piece.length;
+    onBytes(piece.length);
+  }))
+    yield chunk;
   if (size !== file.size || hash.digest('hex') !== file.sha256) {
     throw new BundleError(file.name, 'changed while it was being imported');
   }
+}
+
+/**
+ * Files are read synchronously (bundle-file.ts) and SQLite writes so too: the import lets
+ * the event loop turn between batches and between a large file's chunks, so that whatever
+ * else the process does (a server reading while it imports its seed) is not held up.
+ */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A large file's chunks, the event loop turning between them. */
+async function* streamedChunks(
+  file: BundleFile,
+  onBytes: (n: number) => void,
+  scratch: Buffer,
+): AsyncGenerator<Buffer> {
+  for await (const chunk of fileChunks(file, onBytes, scratch)) {
+    yield chunk;
+    await turn();
+  }
+}
+
+async function encodeWhole(
+  file: BundleFile,
+  onBytes: (n: number) => void,
+  scratch: Buffer,
+): Promise<EncodedBlob> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of fileChunks(file, onBytes, scratch)) chunks.push(chunk);
+  return { sha256: file.sha256, size: file.size, chunks };
+}
+
+/** A kind's records cut into batches of BATCH_RECORDS, fewer when their small files pass BATCH_FILE_BYTES. */
+function* recordBatches(list: readonly BundleRecord[]): Generator<BundleRecord[]> {
+  let batch: BundleRecord[] = [];
+  let bytes = 0;
+  for (const record of list) {
+    const size = record.file && record.file.size <= SMALL_FILE_BYTES ? record.file.size : 0;
+    if (batch.length > 0 && (batch.length === BATCH_RECORDS || bytes + size > BATCH_FILE_BYTES)) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(record);
+    bytes += size;
+  }
+  if (batch.length > 0) yield batch;
 }
 
 function emptySummary(): Record<RecordKind, KindSummary> {
   const kinds = {} as Record<RecordKind, KindSummary>;
   for (const kind of RECORD_KINDS) kinds[kind] = { added: 0, changed: 0, unchanged: 0, removed: 0 };
   return kinds;
+}
+
+/**
+ * Every stored document of `kind` once the import has written, in id order. A record of the
+ * bundle is stored as the bundle has it, so only the others (an upsert leaves) are read back.
+ */
+async function storedDocs<K extends 'artikel' | 'abonnements'>(
+  tx: ImportTransaction,
+  bundle: Bundle,
+  kind: K,
+): Promise<Array<{ id: string; doc: StoredDocument<K> }>> {
+  const inBundle = new Map((bundle.records.get(kind) ?? []).map((r) => [r.id, r.doc]));
+  const ids = await tx.ids(kind);
+  const others = await tx.rows(
+    kind,
+    ids.filter((id) => !inBundle.has(id)),
+  );
+  return ids.map((id) => ({ id, doc: inBundle.get(id) ?? JSON.parse(others.get(id)!.doc) }));
 }
 
 async function checkReferences(tx: ImportTransaction, bundle: Bundle): Promise<void> {
@@ -103,8 +185,7 @@ async function checkReferences(tx: ImportTransaction, bundle: Bundle): Promise<v
   const deletedBy = (kind: RecordKind, id: string) =>
     bundle.deletions.get(kind)?.includes(id) ? `loeschen.${kind}` : undefined;
 
-  for (const { id, doc } of await tx.docs('artikel')) {
-    const artikel: StoredDocument<'artikel'> = JSON.parse(doc);
+  for (const { id, doc: artikel } of await storedDocs(tx, bundle, 'artikel')) {
     for (const { field, kind } of ARTIKEL_REFERENCES) {
       for (const ref of artikel[field] ?? []) {
         if (existing.get(kind)!.has(String(ref))) continue;
@@ -122,8 +203,7 @@ async function checkReferences(tx: ImportTransaction, bundle: Bundle): Promise<v
       }
     }
   }
-  for (const { id, doc } of await tx.docs('abonnements')) {
-    const abo: StoredDocument<'abonnements'> = JSON.parse(doc);
+  for (const { id, doc: abo } of await storedDocs(tx, bundle, 'abonnements')) {
     for (const ref of abo.newsletterIDs) {
       if (existing.get('newsletter')!.has(String(ref))) continue;
       const where = whereInBundle('abonnements', id);
@@ -188,55 +268,84 @@ async function applyBundle(
 
   return store.importTransaction(async (tx) => {
     const kinds = emptySummary();
-    const changed = new Map<RecordKind, Set<string>>(RECORD_KINDS.map((kind) => [kind, new Set()]));
+    const changed = new Map<RecordKind, Map<string, ChangedRow | undefined>>(
+      RECORD_KINDS.map((kind) => [kind, new Map()]),
+    );
+    const onBytes = (n: number) => {
+      bytes += n;
+      report();
+    };
+    const blobs = new Map<string, number>();
+    // Files are read one at a time, each read into this (encodedChunks copies what it keeps).
+    const scratch = Buffer.allocUnsafe(STORED_INPUT_BYTES);
     let blobsStored = 0;
     let bytesStored = 0;
+    /** Stores the batch's files the store does not hold yet; every file's blob id is then in `blobs`. */
+    const storeFiles = async (batch: readonly BundleRecord[]) => {
+      const files = new Map<string, BundleFile>();
+      for (const { file } of batch) {
+        if (!file) continue;
+        // A content met before is stored once: its bytes count as done.
+        if (blobs.has(file.sha256) || files.has(file.sha256)) onBytes(file.size);
+        else files.set(file.sha256, file);
+      }
+      for (const [sha256, blobId] of await tx.findBlobs([...files.keys()])) {
+        blobs.set(sha256, blobId);
+        onBytes(files.get(sha256)!.size);
+        files.delete(sha256);
+      }
+      const small = [...files.values()].filter((file) => file.size <= SMALL_FILE_BYTES);
+      const encoded: EncodedBlob[] = [];
+      for (const file of small) encoded.push(await encodeWhole(file, onBytes, scratch));
+      const ids = await tx.addBlobs(encoded);
+      for (const [i, blob] of encoded.entries()) blobs.set(blob.sha256, ids[i]!);
+      for (const file of files.values()) {
+        if (file.size <= SMALL_FILE_BYTES) continue;
+        blobs.set(
+          file.sha256,
+          await tx.addBlob(file.sha256, file.size, streamedChunks(file, onBytes, scratch)),
+        );
+      }
+      blobsStored += files.size;
+      for (const file of files.values()) bytesStored += file.size;
+    };
     for (const kind of RECORD_KINDS) {
       const list = bundle.records.get(kind) ?? [];
-      for (const record of list) {
-        let blobId: number | null = null;
-        if (record.file) {
-          const file = record.file;
-          blobId = (await tx.findBlob(file.sha256)) ?? null;
-          if (blobId === null) {
-            blobId = await tx.addBlob(
-              file.sha256,
-              file.size,
-              fileChunks(file, (n) => {
-                bytes += n;
-                report();
-              }),
-            );
-            blobsStored++;
-            bytesStored += file.size;
-          } else {
-            bytes += file.size;
+      for (const batch of recordBatches(list)) {
+        await turn();
+        await storeFiles(batch);
+        const stored = await tx.rows(
+          kind,
+          batch.map((r) => r.id),
+        );
+        const writes: RecordRow[] = [];
+        for (const record of batch) {
+          const blobId = record.file ? blobs.get(record.file.sha256)! : null;
+          const doc = JSON.stringify(record.doc);
+          const before = stored.get(record.id);
+          if (!before) kinds[kind].added++;
+          else if (before.doc === doc && before.blobId === blobId) kinds[kind].unchanged++;
+          else kinds[kind].changed++;
+          if (!before || before.doc !== doc || before.blobId !== blobId) {
+            writes.push({ id: record.id, doc, blobId });
+            changed
+              .get(kind)!
+              .set(record.id, { doc, blobId, size: record.file?.size ?? null, parsed: record.doc });
           }
         }
-        const doc = JSON.stringify(record.doc);
-        const before = await tx.get(kind, record.id);
-        if (!before) kinds[kind].added++;
-        else if (before.doc === doc && before.blobId === blobId) kinds[kind].unchanged++;
-        else kinds[kind].changed++;
-        if (!before || before.doc !== doc || before.blobId !== blobId) {
-          await tx.put(kind, record.id, doc, blobId);
-          changed.get(kind)!.add(record.id);
-        }
-        records++;
+        await tx.putRecords(kind, writes);
+        records += batch.length;
         report();
       }
       const keep = new Set(list.map((r) => r.id));
-      const remove =
+      const named =
         bundle.mode === 'replace'
           ? (await tx.ids(kind)).filter((id) => !keep.has(id))
           : [...new Set(bundle.deletions.get(kind) ?? [])];
-      for (const id of remove) {
-        if (await tx.get(kind, id)) {
-          await tx.delete(kind, id);
-          kinds[kind].removed++;
-          changed.get(kind)!.add(id);
-        }
-      }
+      const remove = [...(await tx.rows(kind, named)).keys()];
+      await tx.deleteRecords(kind, remove);
+      kinds[kind].removed += remove.length;
+      for (const id of remove) changed.get(kind)!.set(id, undefined);
     }
     await checkReferences(tx, bundle);
     const t = now();
@@ -266,7 +375,7 @@ async function applyBundle(
 async function prepareAnswers(
   tx: ImportTransaction,
   preparer: AnswerPreparer | undefined,
-  changed: ReadonlyMap<RecordKind, ReadonlySet<string>>,
+  changed: ChangedRecords,
   recordsChanged: boolean,
 ): Promise<boolean> {
   const format = preparer?.format ?? '';

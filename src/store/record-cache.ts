@@ -106,8 +106,8 @@ export class RecordCache {
       if (entry === Miss) throw MISS;
       return [...(entry as ReadonlyArray<{ id: string; record: StoredRecord }>)];
     },
-    blob: async (reference) => {
-      const entry = this.hit(`blob\u0000${reference.id}`);
+    blob: async (blobId) => {
+      const entry = this.hit(`blob\u0000${blobId}`);
       if (entry === Miss) throw MISS;
       return entry as StoredBlob | undefined;
     },
@@ -136,9 +136,9 @@ export class RecordCache {
         pending.push([`${kind}\u0000*`, list]);
         return list;
       },
-      blob: async (reference) => {
-        const blob = await snapshot.blob(reference);
-        pending.push([`blob\u0000${reference.id}`, blob]);
+      blob: async (blobId) => {
+        const blob = await snapshot.blob(blobId);
+        pending.push([`blob\u0000${blobId}`, blob]);
         return blob;
       },
       answer: async (operation, key, layout, format) => {

@@ -15,6 +15,11 @@ export interface BinarySource {
   readonly chunksFrom?: ((offset: number) => AsyncIterable<Uint8Array>) | undefined;
   /** The content's base64 encoding as stored, in pieces, when the source holds it so. */
   readonly base64Text?: (() => AsyncIterable<Uint8Array>) | undefined;
+  /**
+   * Markup written in the content's place, as it is, by an answer kept for later that
+   * refers to the content instead of holding it (an import's prepared answers).
+   */
+  readonly placeholder?: string | undefined;
 }
 
 export type Binary = Uint8Array | BinarySource;

@@ -42,7 +42,19 @@ function newlineAndIndent(depth: number): string {
   return s;
 }
 
-export class XmlWriter {
+/** What a compiled writer (protocol/serialize.ts) writes markup to. */
+export interface MarkupWriter {
+  raw(markup: string): void;
+  open(name: string, depth: number): void;
+  close(name: string, depth: number): void;
+  leaf(name: string, depth: number, text: string): void;
+  plainLeaf(name: string, depth: number, text: string): void;
+  empty(name: string, depth: number): void;
+  nil(name: string, depth: number): void;
+  binary(name: string, depth: number, value: Binary): void;
+}
+
+export class XmlWriter implements MarkupWriter {
   private text = '';
   private readonly parts: BodyPart[] = [];
 
@@ -68,10 +80,8 @@ export class XmlWriter {
 
   /** `<name>text</name>` with `text` escaped; an empty string gives `<name />`. */
   leaf(name: string, depth: number, text: string): void {
-    this.text +=
-      text === ''
-        ? `${this.lineStart(depth)}<${name} />`
-        : `${this.lineStart(depth)}<${name}>${escapeText(text)}</${name}>`;
+    if (text === '') this.empty(name, depth);
+    else this.plainLeaf(name, depth, escapeText(text));
   }
 
   /** A value that needs no escaping (numbers, booleans, base64). */
@@ -90,9 +100,7 @@ export class XmlWriter {
   binary(name: string, depth: number, value: Binary): void {
     if (binarySize(value) === 0) {
       this.empty(name, depth);
-    } else if (!(value instanceof Uint8Array)) {
-      this.partLeaf(name, depth, { base64Of: value });
-    } else {
+    } else if (value instanceof Uint8Array) {
       // Bytes answered again and again have their base64 kept; others are encoded here.
       const kept = keptBase64(value);
       if (kept) this.partLeaf(name, depth, kept);
@@ -102,6 +110,10 @@ export class XmlWriter {
           depth,
           Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64'),
         );
+    } else if (value.placeholder !== undefined) {
+      this.plainLeaf(name, depth, value.placeholder);
+    } else {
+      this.partLeaf(name, depth, { base64Of: value });
     }
   }
 
@@ -123,5 +135,59 @@ export class XmlWriter {
   finish(): BodyPart[] {
     this.flush();
     return this.parts;
+  }
+}
+
+/**
+ * Both layouts of one inside at once (an import prepares both): the compact one from
+ * depth 0, the indented one a level deeper, as their envelopes have them; each text is
+ * escaped once for both.
+ */
+export class PairWriter implements MarkupWriter {
+  private readonly compact = new XmlWriter(false);
+  private readonly indented = new XmlWriter(true);
+
+  raw(markup: string): void {
+    this.compact.raw(markup);
+    this.indented.raw(markup);
+  }
+
+  open(name: string, depth: number): void {
+    this.compact.open(name, depth);
+    this.indented.open(name, depth + 1);
+  }
+
+  close(name: string, depth: number): void {
+    this.compact.close(name, depth);
+    this.indented.close(name, depth + 1);
+  }
+
+  leaf(name: string, depth: number, text: string): void {
+    if (text === '') this.empty(name, depth);
+    else this.plainLeaf(name, depth, escapeText(text));
+  }
+
+  plainLeaf(name: string, depth: number, text: string): void {
+    this.compact.plainLeaf(name, depth, text);
+    this.indented.plainLeaf(name, depth + 1, text);
+  }
+
+  empty(name: string, depth: number): void {
+    this.compact.empty(name, depth);
+    this.indented.empty(name, depth + 1);
+  }
+
+  nil(name: string, depth: number): void {
+    this.compact.nil(name, depth);
+    this.indented.nil(name, depth + 1);
+  }
+
+  binary(name: string, depth: number, value: Binary): void {
+    this.compact.binary(name, depth, value);
+    this.indented.binary(name, depth + 1, value);
+  }
+
+  finish(): Record<Layout, BodyPart[]> {
+    return { compact: this.compact.finish(), indented: this.indented.finish() };
   }
 }

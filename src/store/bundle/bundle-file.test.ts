@@ -4,11 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { assertRefused, scratch } from '../../../test/support/bundles.ts';
-import { handleChunks, openInside, type Place } from './bundle-file.ts';
+import { descriptorChunks, openInside, type Place } from './bundle-file.ts';
 
 const s = scratch();
 const RULES = { allowHardlinks: false };
@@ -16,6 +16,9 @@ const RULES = { allowHardlinks: false };
 function place(root: string, relative: string): Place {
   return { root, relative, where: 'x.file', label: `${JSON.stringify(relative)} ` };
 }
+
+/** openInside is synchronous: its refusal as a rejected promise, for assertRefused. */
+const opening = (at: Place) => Promise.resolve().then(() => openInside(at, RULES));
 
 test('a link on the path that no check before opening could see is caught once the file is open', async () => {
   // A folder on the path swapped for a link just before the open cannot be seen by any
@@ -26,14 +29,14 @@ test('a link on the path that no check before opening could see is caught once t
   const link = path.join(s.dir(), 'link');
   symlinkSync(real, link);
   await assertRefused(
-    openInside(place(link, 'files/a.txt'), RULES),
+    opening(place(link, 'files/a.txt')),
     'x.file',
     /was moved, or a folder on its path replaced/,
   );
 
-  const opened = await openInside(place(realpathSync(real), 'files/a.txt'), RULES);
+  const opened = openInside(place(realpathSync(real), 'files/a.txt'), RULES);
   assert.equal(opened.size, 6);
-  await opened.handle.close();
+  closeSync(opened.fd);
 });
 
 test(
@@ -42,21 +45,21 @@ test(
   async () => {
     const root = realpathSync(s.dir());
     execFileSync('mkfifo', [path.join(root, 'fifo')]);
-    await assertRefused(openInside(place(root, 'fifo'), RULES), 'x.file', /is not a regular file/);
-    await assertRefused(openInside(place('/', 'dev/null'), RULES), 'x.file', /is not a regular file/);
+    await assertRefused(opening(place(root, 'fifo')), 'x.file', /is not a regular file/);
+    await assertRefused(opening(place('/', 'dev/null')), 'x.file', /is not a regular file/);
   },
 );
 
 test('an open file is read from its start each time, whatever its name holds meanwhile', async () => {
   const root = realpathSync(s.dir());
   writeFileSync(path.join(root, 'a.txt'), 'erste Fassung');
-  const { handle } = await openInside(place(root, 'a.txt'), RULES);
+  const { fd, size } = openInside(place(root, 'a.txt'), RULES);
   try {
     writeFileSync(path.join(root, 'b.txt'), 'zweite');
     execFileSync('mv', [path.join(root, 'b.txt'), path.join(root, 'a.txt')]);
     for (let round = 0; round < 2; round++) {
       const parts: Buffer[] = [];
-      for await (const chunk of handleChunks(handle, 4)) parts.push(chunk);
+      for (const chunk of descriptorChunks(fd, 4, size)) parts.push(chunk);
       assert.equal(Buffer.concat(parts).toString(), 'erste Fassung');
       assert.deepEqual(
         parts.map((p) => p.length),
@@ -64,6 +67,24 @@ test('an open file is read from its start each time, whatever its name holds mea
       );
     }
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
+});
+
+test('a file is read in buffers no larger than what is left of it, and to its end', () => {
+  const root = realpathSync(s.dir());
+  const read = (content: string, chunkBytes: number, size = content.length) => {
+    writeFileSync(path.join(root, 'c.txt'), content);
+    const { fd } = openInside(place(root, 'c.txt'), RULES);
+    try {
+      return [...descriptorChunks(fd, chunkBytes, size)].map((chunk) => chunk.toString());
+    } finally {
+      closeSync(fd);
+    }
+  };
+  assert.deepEqual(read('klein', 1024), ['klein'], 'one read for a file smaller than a chunk');
+  assert.deepEqual(read('achtzehn', 4), ['acht', 'zehn'], 'a whole number of chunks');
+  assert.deepEqual(read('', 4), []);
+  // A file that grew since its size was taken is read to its end all the same.
+  assert.deepEqual(read('gewachsen', 4, 3), ['gewa', 'chse', 'n']);
 });

@@ -19,14 +19,18 @@
  * same (device and inode); the path must still name the opened file: a folder swapped
  * for a link and back between the two checks is the window left there.
  *
- * The opened handle is what gets hashed and stored (BundleFileSource), so a file
- * replaced after it was opened changes nothing. At most `held` handles stay open from
+ * The opened descriptor is what gets hashed and stored (BundleFileSource), so a file
+ * replaced after it was opened changes nothing. At most `held` descriptors stay open from
  * hashing to storing (descriptors are limited: 20,000 files must not fail with EMFILE);
  * beyond, a file is opened again by the same rules and must be the same file (device and
  * inode) and hash the same while it is stored.
+ *
+ * The calls are synchronous: an import does nothing else meanwhile, and a bundle of
+ * thousands of small files paid more for the trips of promise-based calls through
+ * libuv's thread pool (open, fstat, readlink, read, close: five or more a file, twice)
+ * than for the files' bytes.
  */
-import { constants } from 'node:fs';
-import { type FileHandle, lstat, open, readlink } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { BundleError } from './validate.ts';
 
@@ -48,7 +52,7 @@ export interface OpenRules {
 }
 
 export interface OpenedFile {
-  readonly handle: FileHandle;
+  readonly fd: number;
   readonly size: number;
   readonly dev: bigint;
   readonly ino: bigint;
@@ -70,12 +74,12 @@ function missing(place: Place): BundleError {
 }
 
 /** lstat of each folder below the root on the way to the file; a link or a non-folder is refused. */
-async function folders(place: Place): Promise<Identity[]> {
+function folders(place: Place): Identity[] {
   const parts = place.relative.split(path.sep);
   const found: Identity[] = [];
   for (let i = 1; i < parts.length; i++) {
     const relative = parts.slice(0, i).join(path.sep);
-    const info = await lstat(path.join(place.root, relative), { bigint: true }).catch(() => undefined);
+    const info = lstatOrUndefined(path.join(place.root, relative));
     if (info?.isSymbolicLink()) {
       throw refuse(
         place,
@@ -88,14 +92,15 @@ async function folders(place: Place): Promise<Identity[]> {
   return found;
 }
 
-let descriptorsNamed: Promise<boolean> | undefined;
+function lstatOrUndefined(file: string) {
+  return lstatSync(file, { bigint: true, throwIfNoEntry: false });
+}
+
+let descriptorsNamed: boolean | undefined;
 
 /** Whether the kernel names open files under /proc/self/fd (Linux with /proc mounted). */
-function kernelNamesDescriptors(): Promise<boolean> {
-  descriptorsNamed ??= lstat('/proc/self/fd').then(
-    () => true,
-    () => false,
-  );
+function kernelNamesDescriptors(): boolean {
+  descriptorsNamed ??= lstatOrUndefined('/proc/self/fd') !== undefined;
   return descriptorsNamed;
 }
 
@@ -104,41 +109,46 @@ function kernelNamesDescriptors(): Promise<boolean> {
  * `before` is undefined when the kernel names the descriptor: its name is then the proof,
  * and the folders are looked at only to explain a refusal.
  */
-async function checkPlace(
-  place: Place,
-  handle: FileHandle,
-  opened: Identity,
-  before: Identity[] | undefined,
-) {
+function checkPlace(place: Place, fd: number, opened: Identity, before: Identity[] | undefined): void {
   const full = path.join(place.root, place.relative);
   const moved = () =>
     refuse(place, 'was moved, or a folder on its path replaced, while it was opened; refused');
   if (before === undefined) {
-    const named = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+    let named: string | undefined;
+    try {
+      named = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      named = undefined;
+    }
     if (named === full) return;
-    await folders(place).catch((error: unknown) => {
+    try {
+      folders(place);
+    } catch (error) {
       throw error instanceof BundleError && error.message.includes('symbolic link') ? error : moved();
-    });
+    }
     throw moved();
   }
-  const after = await folders(place).catch(() => {
+  let after: Identity[];
+  try {
+    after = folders(place);
+  } catch {
     throw moved();
-  });
+  }
   if (after.some((folder, i) => !same(folder, before[i]!))) throw moved();
-  const now = await lstat(full, { bigint: true }).catch(() => undefined);
+  const now = lstatOrUndefined(full);
   if (!now || !same(now, opened)) throw moved();
 }
 
-/** Opens the file at `place` by the rules above; the caller closes the handle. */
-export async function openInside(place: Place, rules: OpenRules): Promise<OpenedFile> {
+/** Opens the file at `place` by the rules above; the caller closes the descriptor. */
+export function openInside(place: Place, rules: OpenRules): OpenedFile {
   // Without the kernel's name for the descriptor, the folders are compared before and after.
-  const before = (await kernelNamesDescriptors()) ? undefined : await folders(place);
-  let handle: FileHandle;
+  const before = kernelNamesDescriptors() ? undefined : folders(place);
+  let fd: number;
   try {
-    handle = await open(path.join(place.root, place.relative), OPEN_FLAGS);
+    fd = openSync(path.join(place.root, place.relative), OPEN_FLAGS);
   } catch (error) {
     // A link on the way is the better explanation of any failure to open.
-    if (before === undefined) await folders(place);
+    if (before === undefined) folders(place);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw refuse(place, 'is a symbolic link; links in a bundle are not followed');
     if (code === 'ENOENT' || code === 'ENOTDIR') throw missing(place);
@@ -147,8 +157,8 @@ export async function openInside(place: Place, rules: OpenRules): Promise<Opened
     throw error;
   }
   try {
-    const info = await handle.stat({ bigint: true });
-    await checkPlace(place, handle, info, before);
+    const info = fstatSync(fd, { bigint: true });
+    checkPlace(place, fd, info, before);
     if (!info.isFile()) throw refuse(place, 'is not a regular file');
     if (info.nlink > 1n && !rules.allowHardlinks) {
       throw refuse(
@@ -156,28 +166,42 @@ export async function openInside(place: Place, rules: OpenRules): Promise<Opened
         `has ${info.nlink} hard links, so it may be a file from outside the bundle; refused unless hard links are allowed (scoop import --allow-hardlinks)`,
       );
     }
-    return { handle, size: Number(info.size), dev: info.dev, ino: info.ino };
+    return { fd, size: Number(info.size), dev: info.dev, ino: info.ino };
   } catch (error) {
-    await handle.close();
+    closeSync(fd);
     throw error;
   }
 }
 
-/** The bytes of an open file from its start, `chunkBytes` at a time (each chunk a buffer of its own). */
-export async function* handleChunks(handle: FileHandle, chunkBytes: number): AsyncGenerator<Buffer> {
+/**
+ * The bytes of an open regular file from its start, `chunkBytes` at a time: each chunk a
+ * buffer of its own (no larger than what is left of `size` and one byte more), or with a
+ * `scratch` buffer of at least `chunkBytes`, a view of it valid until the next chunk is
+ * asked for. A read of fewer bytes than asked is the file's end (read(2)), so a file
+ * smaller than a chunk takes one read, not two.
+ */
+export function* descriptorChunks(
+  fd: number,
+  chunkBytes: number,
+  size: number,
+  scratch?: Buffer,
+): Generator<Buffer> {
   let position = 0;
   for (;;) {
-    const buffer = Buffer.allocUnsafe(chunkBytes);
-    const { bytesRead } = await handle.read(buffer, 0, chunkBytes, position);
+    // Past the expected size (a file that grew) whole chunks again.
+    const asked = position <= size ? Math.min(chunkBytes, size - position + 1) : chunkBytes;
+    const buffer = scratch ?? Buffer.allocUnsafe(asked);
+    const bytesRead = readSync(fd, buffer, 0, asked, position);
     if (bytesRead === 0) return;
     position += bytesRead;
-    yield buffer.subarray(0, bytesRead);
+    yield bytesRead === asked ? buffer : buffer.subarray(0, bytesRead);
+    if (bytesRead < asked) return;
   }
 }
 
 /**
- * One file of a bundle, opened and checked: read from the handle it was opened with while
- * that is held, or else opened again by the same rules and required to be the same file.
+ * One file of a bundle, opened and checked: read from the descriptor it was opened with
+ * while that is held, or else opened again by the same rules and required to be the same file.
  */
 export class BundleFileSource {
   private constructor(
@@ -185,34 +209,34 @@ export class BundleFileSource {
     private readonly rules: OpenRules,
     private readonly identity: Identity,
     readonly size: number,
-    private held: FileHandle | undefined,
+    private held: number | undefined,
   ) {}
 
-  /** Opens and checks the file; keeps the handle when `hold`, else closes it until it is read. */
-  static async open(place: Place, rules: OpenRules, hold: boolean): Promise<BundleFileSource> {
-    const opened = await openInside(place, rules);
-    if (!hold) await opened.handle.close();
-    return new BundleFileSource(place, rules, opened, opened.size, hold ? opened.handle : undefined);
+  /** Opens and checks the file; keeps the descriptor when `hold`, else closes it until it is read. */
+  static open(place: Place, rules: OpenRules, hold: boolean): BundleFileSource {
+    const opened = openInside(place, rules);
+    if (!hold) closeSync(opened.fd);
+    return new BundleFileSource(place, rules, opened, opened.size, hold ? opened.fd : undefined);
   }
 
-  /** The file's bytes from its start. */
-  async *chunks(chunkBytes: number): AsyncGenerator<Buffer> {
-    if (this.held) {
-      yield* handleChunks(this.held, chunkBytes);
+  /** The file's bytes from its start; with `scratch`, read into it (see descriptorChunks). */
+  async *chunks(chunkBytes: number, scratch?: Buffer): AsyncGenerator<Buffer> {
+    if (this.held !== undefined) {
+      yield* descriptorChunks(this.held, chunkBytes, this.size, scratch);
       return;
     }
-    const opened = await openInside(this.place, this.rules);
+    const opened = openInside(this.place, this.rules);
     try {
       if (!same(opened, this.identity)) throw refuse(this.place, 'changed while it was being imported');
-      yield* handleChunks(opened.handle, chunkBytes);
+      yield* descriptorChunks(opened.fd, chunkBytes, this.size, scratch);
     } finally {
-      await opened.handle.close();
+      closeSync(opened.fd);
     }
   }
 
   async close(): Promise<void> {
     const held = this.held;
     this.held = undefined;
-    await held?.close();
+    if (held !== undefined) closeSync(held);
   }
 }

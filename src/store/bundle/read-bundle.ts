@@ -6,6 +6,7 @@
  * read. References between records are checked later, against the store's final state.
  */
 import { createHash } from 'node:crypto';
+import { closeSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { emailKey, RECORD_KINDS, type RecordKind, type StoredDocument } from '../../contract/documents.ts';
@@ -18,7 +19,7 @@ import {
   type BundleRecord,
   type BundleRecords,
 } from './bundle.ts';
-import { BundleFileSource, handleChunks, type OpenRules, openInside } from './bundle-file.ts';
+import { BundleFileSource, descriptorChunks, type OpenRules, openInside } from './bundle-file.ts';
 import { parseJsonText } from './json-text.ts';
 import {
   BundleError,
@@ -40,7 +41,7 @@ const MAX_BUNDLE_JSON_BYTES = 256 * 1024 * 1024;
 /** How many files stay open from hashing to storing (bundle-file.ts); the rest are opened again. */
 const HELD_FILES = 256;
 
-const HASH_CHUNK_BYTES = 64 * 1024;
+const HASH_CHUNK_BYTES = 256 * 1024;
 
 const TOP_LEVEL = ['format', 'mode', ...RECORD_KINDS, 'loeschen'];
 
@@ -94,7 +95,7 @@ async function openAndHash(
     for (const file of distinct.values()) {
       const label = `${JSON.stringify(file.name)} `;
       const place = { root, relative: file.relative, where: file.where, label };
-      const source = await BundleFileSource.open(place, rules, sources.length < held);
+      const source = BundleFileSource.open(place, rules, sources.length < held);
       sources.push(source);
       if (source.size > 2_147_483_647)
         throw new BundleError(file.where, `${label}is larger than xs:int allows`);
@@ -106,16 +107,18 @@ async function openAndHash(
       bytesTotal: sources.reduce((n, source) => n + source.size, 0),
     };
     const opened = new Map<string, OpenedFile>();
+    // Hashing keeps nothing of a chunk but the first bytes (copied): one buffer serves every read.
+    const scratch = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
     for (const [i, relative] of [...distinct.keys()].entries()) {
       const source = sources[i]!;
       const hash = createHash('sha256');
       let size = 0;
-      // From the same handle as the hash, so the format judged is that of the bytes stored.
+      // From the same descriptor as the hash, so the format judged is that of the bytes stored.
       const head: Buffer[] = [];
-      for await (const chunk of source.chunks(HASH_CHUNK_BYTES)) {
+      for await (const chunk of source.chunks(HASH_CHUNK_BYTES, scratch)) {
         hash.update(chunk);
         if (size < SIGNATURE_BYTES) {
-          head.push(chunk.subarray(0, SIGNATURE_BYTES - size));
+          head.push(Buffer.from(chunk.subarray(0, SIGNATURE_BYTES - size)));
           if (size + chunk.length >= SIGNATURE_BYTES) judgeHead(relative, Buffer.concat(head));
         }
         size += chunk.length;
@@ -176,17 +179,15 @@ async function bundleRoot(folder: string): Promise<string> {
   return root;
 }
 
-/** bundle.json: a regular file in the folder (no link, no FIFO), read whole from one handle. */
-async function readBundleJson(root: string, rules: OpenRules): Promise<unknown> {
+/** bundle.json: a regular file in the folder (no link, no FIFO), read whole from one descriptor. */
+function readBundleJson(root: string, rules: OpenRules): unknown {
   const place = { root, relative: 'bundle.json', where: 'bundle.json', label: '' };
-  const { handle, size } = await openInside(place, rules);
+  const { fd, size } = openInside(place, rules);
   try {
     if (size > MAX_BUNDLE_JSON_BYTES) throw new BundleError('bundle.json', 'is larger than 256 MB');
-    const chunks: Buffer[] = [];
-    for await (const chunk of handleChunks(handle, 1024 * 1024)) chunks.push(chunk);
-    return parseJsonText(Buffer.concat(chunks), 'bundle.json');
+    return parseJsonText(Buffer.concat([...descriptorChunks(fd, 16 * 1024 * 1024, size)]), 'bundle.json');
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -205,7 +206,7 @@ function refuseDuplicates(records: readonly { id: string; where: string }[], kin
  */
 export async function readBundle(folder: string, options: ReadOptions = {}): Promise<Bundle> {
   const root = await bundleRoot(folder);
-  const json = await readBundleJson(root, { allowHardlinks: options.allowHardlinks === true });
+  const json = readBundleJson(root, { allowHardlinks: options.allowHardlinks === true });
   const top = checkObject(json, 'bundle.json');
   refuseUnknownKeys(top, TOP_LEVEL, 'bundle.json');
   if (top.format !== BUNDLE_FORMAT) {

@@ -1,15 +1,66 @@
 /**
  * The import primitives (content-store.ts ImportTransaction) on one PostgreSQL
  * connection inside one transaction, which postgres-store.ts opens, locks and commits.
+ * Rows go in batches: a statement of many rows (multi-row VALUES, or `= ANY` of an
+ * array) instead of a round trip per row. Buffers are parameters of their own, so they
+ * go over the wire as binary, not as hex text in an array.
  */
 import type pg from 'pg';
-import { encodedChunks } from '../blob-chunks.ts';
-import type { ImportRun, ImportTransaction, PreparedAnswer, RecordKind } from '../content-store.ts';
-import { blobReference, type RecordRow } from '../record-rows.ts';
+import type {
+  EncodedBlob,
+  ImportRun,
+  ImportTransaction,
+  PreparedAnswerRow,
+  RecordKind,
+  RecordRow,
+  StoredRow,
+} from '../content-store.ts';
 import { RECORD_RUN } from './import-runs.ts';
 
 /** Byte order, as SQLite compares text: the same order whatever the database's collation. */
 const BY_ID = 'ORDER BY id COLLATE "C"';
+
+/** Rows per statement, and bytes: PostgreSQL takes at most 65,535 parameters a statement. */
+const BATCH_ROWS = 1000;
+const BATCH_BYTES = 16 * 1024 * 1024;
+
+/** Cuts `items` into batches of at most BATCH_ROWS items and about BATCH_BYTES bytes. */
+function* batches<T>(items: readonly T[], bytesOf: (item: T) => number): Generator<T[]> {
+  let batch: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = bytesOf(item);
+    if (batch.length > 0 && (batch.length === BATCH_ROWS || bytes + size > BATCH_BYTES)) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(item);
+    bytes += size;
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** `($1, $2), ($3, $4), …`: `rows` rows of `columns` parameters each. */
+function values(rows: number, columns: number): string {
+  const list: string[] = [];
+  for (let r = 0; r < rows; r++) {
+    const row: string[] = [];
+    for (let c = 1; c <= columns; c++) row.push(`$${r * columns + c}`);
+    list.push(`(${row.join(', ')})`);
+  }
+  return list.join(', ');
+}
+
+const ROW =
+  'SELECT r.id, r.doc, r.blob_id, b.size FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id WHERE r.kind = $1';
+
+interface Row {
+  id: string;
+  doc: string;
+  blob_id: number | null;
+  size: number | null;
+}
 
 export class PostgresImportTransaction implements ImportTransaction {
   /** The content version this import committed, once bumped. */
@@ -20,57 +71,69 @@ export class PostgresImportTransaction implements ImportTransaction {
     private readonly channel: string,
   ) {}
 
-  private async rows<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<R[]> {
+  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<R[]> {
     return (await this.client.query<R>(text, values)).rows;
   }
 
-  async get(kind: RecordKind, id: string) {
-    const [row] = await this.rows<Omit<RecordRow, 'id'>>(
-      'SELECT r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, b.encoding FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id WHERE r.kind = $1 AND r.id = $2',
-      [kind, id],
-    );
-    return row ? { doc: row.doc, blobId: row.blob_id, blob: blobReference(row) } : undefined;
+  async rows(kind: RecordKind, ids?: readonly string[]): Promise<Map<string, StoredRow>> {
+    const found = new Map<string, StoredRow>();
+    const read = async (text: string, params: unknown[]) => {
+      for (const row of await this.query<Row>(text, params))
+        found.set(row.id, { doc: row.doc, blobId: row.blob_id, size: row.size });
+    };
+    if (ids === undefined) await read(ROW, [kind]);
+    else for (const some of batches(ids, () => 0)) await read(`${ROW} AND r.id = ANY($2)`, [kind, some]);
+    return found;
   }
 
   async ids(kind: RecordKind): Promise<string[]> {
-    const rows = await this.rows<{ id: string }>(`SELECT id FROM records WHERE kind = $1 ${BY_ID}`, [kind]);
+    const rows = await this.query<{ id: string }>(`SELECT id FROM records WHERE kind = $1 ${BY_ID}`, [kind]);
     return rows.map((r) => r.id);
   }
 
   async docs(kind: RecordKind) {
-    return this.rows<{ id: string; doc: string }>(`SELECT id, doc FROM records WHERE kind = $1 ${BY_ID}`, [
+    return this.query<{ id: string; doc: string }>(`SELECT id, doc FROM records WHERE kind = $1 ${BY_ID}`, [
       kind,
     ]);
   }
 
-  async put(kind: RecordKind, id: string, doc: string, blobId: number | null): Promise<void> {
-    await this.client.query(
-      'INSERT INTO records (kind, id, doc, blob_id) VALUES ($1, $2, $3, $4) ON CONFLICT (kind, id) DO UPDATE SET doc = excluded.doc, blob_id = excluded.blob_id',
-      [kind, id, doc, blobId],
-    );
+  /** The ids are distinct (a bundle's are): one statement cannot write a row twice. */
+  async putRecords(kind: RecordKind, rows: readonly RecordRow[]): Promise<void> {
+    for (const some of batches(rows, (r) => r.doc.length)) {
+      await this.client.query(
+        `INSERT INTO records (kind, id, doc, blob_id) VALUES ${values(some.length, 4)} ON CONFLICT (kind, id) DO UPDATE SET doc = excluded.doc, blob_id = excluded.blob_id`,
+        some.flatMap((r) => [kind, r.id, r.doc, r.blobId]),
+      );
+    }
   }
 
-  async delete(kind: RecordKind, id: string): Promise<void> {
-    await this.client.query('DELETE FROM records WHERE kind = $1 AND id = $2', [kind, id]);
+  async deleteRecords(kind: RecordKind, ids: readonly string[]): Promise<void> {
+    for (const some of batches(ids, () => 0))
+      await this.client.query('DELETE FROM records WHERE kind = $1 AND id = ANY($2)', [kind, some]);
   }
 
-  async findBlob(sha256: string): Promise<number | undefined> {
-    const [row] = await this.rows<{ blob_id: number }>('SELECT blob_id FROM blobs WHERE sha256 = $1', [
-      sha256,
-    ]);
-    return row?.blob_id;
+  async findBlobs(sha256s: readonly string[]): Promise<Map<string, number>> {
+    const found = new Map<string, number>();
+    for (const some of batches(sha256s, () => 0)) {
+      const rows = await this.query<{ sha256: string; blob_id: number }>(
+        'SELECT sha256, blob_id FROM blobs WHERE sha256 = ANY($1)',
+        [some],
+      );
+      for (const row of rows) found.set(row.sha256, row.blob_id);
+    }
+    return found;
   }
 
-  /** One INSERT per chunk (192 KiB of the file, stored base64-encoded) as the file is read: never more than a chunk in memory. */
-  async addBlob(sha256: string, size: number, chunks: AsyncIterable<Uint8Array>): Promise<number> {
-    const [blob] = await this.rows<{ blob_id: number }>(
+  /** One INSERT per chunk as the file is read: never more than a chunk in memory. */
+  async addBlob(sha256: string, size: number, chunks: AsyncIterable<Buffer>): Promise<number> {
+    const [blob] = await this.query<{ blob_id: number }>(
       "INSERT INTO blobs (sha256, size, chunk_count, encoding) VALUES ($1, $2, 0, 'base64') RETURNING blob_id",
       [sha256, size],
     );
     const blobId = blob!.blob_id;
     let seq = 0;
-    for await (const chunk of encodedChunks(chunks)) {
-      // Named: parsed once per connection. A Buffer goes over the wire as binary, not hex text.
+    for await (const chunk of chunks) {
+      // Named: parsed once per connection.
       await this.client.query({
         name: 'scoop_add_chunk',
         text: 'INSERT INTO blob_chunks (blob_id, seq, data) VALUES ($1, $2, $3)',
@@ -79,6 +142,29 @@ export class PostgresImportTransaction implements ImportTransaction {
     }
     await this.client.query('UPDATE blobs SET chunk_count = $1 WHERE blob_id = $2', [seq, blobId]);
     return blobId;
+  }
+
+  /** The blobs' SHA-256s are distinct (the import stores each content once). */
+  async addBlobs(blobs: readonly EncodedBlob[]): Promise<number[]> {
+    if (blobs.length === 0) return [];
+    const ids = new Map<string, number>();
+    for (const some of batches(blobs, () => 0)) {
+      const rows = await this.query<{ sha256: string; blob_id: number }>(
+        "INSERT INTO blobs (sha256, size, chunk_count, encoding) SELECT sha256, size, chunk_count, 'base64' FROM unnest($1::text[], $2::bigint[], $3::integer[]) AS b (sha256, size, chunk_count) RETURNING sha256, blob_id",
+        [some.map((b) => b.sha256), some.map((b) => b.size), some.map((b) => b.chunks.length)],
+      );
+      for (const row of rows) ids.set(row.sha256, row.blob_id);
+    }
+    const chunks = blobs.flatMap((b) =>
+      b.chunks.map((data, seq) => ({ blobId: ids.get(b.sha256)!, seq, data })),
+    );
+    for (const some of batches(chunks, (c) => c.data.length)) {
+      await this.client.query(
+        `INSERT INTO blob_chunks (blob_id, seq, data) VALUES ${values(some.length, 3)}`,
+        some.flatMap((c) => [c.blobId, c.seq, c.data]),
+      );
+    }
+    return blobs.map((b) => ids.get(b.sha256)!);
   }
 
   async collectBlobs(now: number, deleteBefore: number): Promise<number> {
@@ -103,7 +189,7 @@ export class PostgresImportTransaction implements ImportTransaction {
 
   /** Bumps the version and tells every listener, both taking effect when the import commits. */
   async bumpContentVersion(): Promise<number> {
-    const [row] = await this.rows<{ value: string }>(
+    const [row] = await this.query<{ value: string }>(
       "UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'content_version' RETURNING value",
       [],
     );
@@ -114,7 +200,7 @@ export class PostgresImportTransaction implements ImportTransaction {
   }
 
   async contentVersion(): Promise<number> {
-    const [row] = await this.rows<{ value: string }>(
+    const [row] = await this.query<{ value: string }>(
       "SELECT value FROM meta WHERE key = 'content_version'",
       [],
     );
@@ -122,7 +208,7 @@ export class PostgresImportTransaction implements ImportTransaction {
   }
 
   async answersFormat(): Promise<string> {
-    const [row] = await this.rows<{ value: string }>(
+    const [row] = await this.query<{ value: string }>(
       "SELECT value FROM meta WHERE key = 'answers_format'",
       [],
     );
@@ -134,23 +220,30 @@ export class PostgresImportTransaction implements ImportTransaction {
     await this.client.query("UPDATE meta SET value = $1 WHERE key = 'answers_format'", [format]);
   }
 
-  async putAnswer(operation: string, key: string, format: string, answer: PreparedAnswer): Promise<void> {
-    await this.client.query({
-      name: 'scoop_put_answer',
-      text: 'INSERT INTO answers (operation, key, format, compact, indented, visible_from, visible_until) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (operation, key) DO UPDATE SET format = excluded.format, compact = excluded.compact, indented = excluded.indented, visible_from = excluded.visible_from, visible_until = excluded.visible_until',
-      values: [
-        operation,
-        key,
-        format,
-        answer.compact,
-        answer.indented,
-        answer.visibleFrom,
-        answer.visibleUntil,
-      ],
-    });
+  /** The (operation, key) pairs are distinct: one statement cannot write a row twice. */
+  async putAnswers(format: string, answers: readonly PreparedAnswerRow[]): Promise<void> {
+    const bytes = ({ answer }: PreparedAnswerRow) => answer.compact.length + answer.indented.length;
+    for (const some of batches(answers, bytes)) {
+      await this.client.query(
+        `INSERT INTO answers (operation, key, format, compact, indented, visible_from, visible_until) VALUES ${values(some.length, 7)} ON CONFLICT (operation, key) DO UPDATE SET format = excluded.format, compact = excluded.compact, indented = excluded.indented, visible_from = excluded.visible_from, visible_until = excluded.visible_until`,
+        some.flatMap(({ operation, key, answer }) => [
+          operation,
+          key,
+          format,
+          answer.compact,
+          answer.indented,
+          answer.visibleFrom,
+          answer.visibleUntil,
+        ]),
+      );
+    }
   }
 
-  async deleteAnswer(operation: string, key: string): Promise<void> {
-    await this.client.query('DELETE FROM answers WHERE operation = $1 AND key = $2', [operation, key]);
+  async deleteAnswers(operation: string, keys: readonly string[]): Promise<void> {
+    for (const some of batches(keys, () => 0))
+      await this.client.query('DELETE FROM answers WHERE operation = $1 AND key = ANY($2)', [
+        operation,
+        some,
+      ]);
   }
 }

@@ -4,8 +4,10 @@
  * import committed in between, so one read is one import's state; an import is one transaction under an advisory lock
  * (two imports queue), and its NOTIFY tells every serving instance to drop its cache.
  */
+
 import pg from 'pg';
 import type { CacheObserver } from '../../cache/observer.ts';
+import type { BinarySource } from '../../xml/binary.ts';
 import type {
   ContentStore,
   ImportRuns,
@@ -17,7 +19,14 @@ import type {
 import { StoreUnavailableError } from '../content-store.ts';
 import { schemaStatus } from '../migration-runner.ts';
 import { RecordCache, type RecordSource } from '../record-cache.ts';
-import { type AnswerRow, type RecordRow, storedAnswer, storedBlob, storedRecord } from '../record-rows.ts';
+import {
+  type AnswerRow,
+  blobReference,
+  type RecordRow,
+  storedAnswer,
+  storedBlob,
+  storedRecord,
+} from '../record-rows.ts';
 import { StoreTokens, TokenCommandsOf } from '../tokens.ts';
 import { PostgresImportRuns } from './import-runs.ts';
 import { PostgresImportTransaction } from './import-transaction.ts';
@@ -179,15 +188,17 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
             record: this.toRecord(row),
           }),
         ),
-      blob: async (reference) => {
-        if (reference.chunkCount !== 1) return storedBlob(reference, this.readChunk);
-        const { rows: chunk } = await client.query<ChunkColumns>({
-          name: 'scoop_snapshot_chunk',
-          text: `SELECT ${CHUNK_COLUMNS('c', 'b')} FROM blob_chunks c JOIN blobs b ON b.blob_id = c.blob_id WHERE c.blob_id = $1 AND c.seq = 0`,
-          values: [reference.id],
+      blob: async (blobId) => {
+        const { rows: found } = await client.query<Omit<RecordRowWithChunk, 'id' | 'doc'>>({
+          name: 'scoop_blob',
+          text: `SELECT b.blob_id, b.size, b.chunk_count, b.sha256, b.encoding, ${CHUNK_COLUMNS('c', 'b')} FROM blobs b LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1 WHERE b.blob_id = $1`,
+          values: [blobId],
         });
-        const data = chunkOf(chunk[0]);
-        return data ? storedBlob(reference, this.readChunk, data) : undefined;
+        const row = found[0];
+        const reference = row && blobReference(row);
+        const data = chunkOf(row);
+        if (!reference || (reference.chunkCount === 1 && !data)) return undefined;
+        return storedBlob(reference, this.readChunk, data);
       },
       answer: async (operation, key, layout, format) => {
         // As base64: a third more than the bytes on the wire and a fast decode, where a bytea's hex is twice.
@@ -235,6 +246,13 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
   async contentVersion(): Promise<number> {
     const { rows } = await this.pool.query<{ value: string }>(VERSION);
     return Number(rows[0]!.value);
+  }
+
+  async largeBinaries(minBytes: number): Promise<BinarySource[]> {
+    const { rows } = await this.pool.query<RecordRowWithChunk>(`${SELECT_RECORD} WHERE b.size >= $1`, [
+      minBytes,
+    ]);
+    return rows.flatMap((row) => this.toRecord(row).blob?.source ?? []);
   }
 
   async binaryInUse(sha256: string): Promise<boolean> {

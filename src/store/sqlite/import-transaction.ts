@@ -1,32 +1,54 @@
 /**
  * The import primitives (content-store.ts ImportTransaction) on one SQLite connection
  * inside one transaction, which sqlite-store.ts opens (BEGIN IMMEDIATE) and commits.
+ *
+ * Every write is a single-row statement SQLite can check before it changes anything: an
+ * UPSERT or UPDATE of `records`, whose blob_id is a foreign key, may abort halfway, so
+ * SQLite keeps a statement journal for it — a copy of each 64 KiB page the statement
+ * touches, written to a temporary file on every statement. A record is replaced by a
+ * DELETE and an INSERT instead (6 GB of such copies in an import of 58,000 records).
  */
 import type Database from 'better-sqlite3';
-import { encodedChunks } from '../blob-chunks.ts';
-import type { ImportRun, ImportTransaction, PreparedAnswer, RecordKind } from '../content-store.ts';
-import { blobReference, type RecordRow } from '../record-rows.ts';
+import type {
+  EncodedBlob,
+  ImportRun,
+  ImportTransaction,
+  PreparedAnswerRow,
+  RecordKind,
+  RecordRow,
+  StoredRow,
+} from '../content-store.ts';
 import { RECORD_RUN } from './import-runs.ts';
+
+interface Row {
+  id: string;
+  doc: string;
+  blob_id: number | null;
+  size: number | null;
+}
+
+const ROW = 'SELECT r.id, r.doc, r.blob_id, b.size FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id';
+
+function stored(row: Row): StoredRow {
+  return { doc: row.doc, blobId: row.blob_id, size: row.size };
+}
 
 export class SqliteImportTransaction implements ImportTransaction {
   private readonly s;
 
   constructor(db: Database.Database) {
     this.s = {
-      get: db.prepare<[string, string], Omit<RecordRow, 'id'>>(
-        'SELECT r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, b.encoding FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id WHERE r.kind = ? AND r.id = ?',
-      ),
+      row: db.prepare<[string, string], Row>(`${ROW} WHERE r.kind = ? AND r.id = ?`),
+      rows: db.prepare<[string], Row>(`${ROW} WHERE r.kind = ?`),
       ids: db.prepare<[string], { id: string }>('SELECT id FROM records WHERE kind = ? ORDER BY id'),
       docs: db.prepare<[string], { id: string; doc: string }>(
         'SELECT id, doc FROM records WHERE kind = ? ORDER BY id',
       ),
-      put: db.prepare(
-        'INSERT INTO records (kind, id, doc, blob_id) VALUES (?, ?, ?, ?) ON CONFLICT (kind, id) DO UPDATE SET doc = excluded.doc, blob_id = excluded.blob_id',
-      ),
+      insert: db.prepare('INSERT INTO records (kind, id, doc, blob_id) VALUES (?, ?, ?, ?)'),
       delete: db.prepare('DELETE FROM records WHERE kind = ? AND id = ?'),
       findBlob: db.prepare<[string], { blob_id: number }>('SELECT blob_id FROM blobs WHERE sha256 = ?'),
       addBlob: db.prepare(
-        "INSERT INTO blobs (sha256, size, chunk_count, encoding) VALUES (?, ?, 0, 'base64')",
+        "INSERT INTO blobs (sha256, size, chunk_count, encoding) VALUES (?, ?, ?, 'base64')",
       ),
       addChunk: db.prepare('INSERT INTO blob_chunks (blob_id, seq, data) VALUES (?, ?, ?)'),
       setChunkCount: db.prepare('UPDATE blobs SET chunk_count = ? WHERE blob_id = ?'),
@@ -52,9 +74,17 @@ export class SqliteImportTransaction implements ImportTransaction {
     };
   }
 
-  async get(kind: RecordKind, id: string) {
-    const row = this.s.get.get(kind, id);
-    return row ? { doc: row.doc, blobId: row.blob_id, blob: blobReference(row) } : undefined;
+  async rows(kind: RecordKind, ids?: readonly string[]): Promise<Map<string, StoredRow>> {
+    const found = new Map<string, StoredRow>();
+    if (ids === undefined) {
+      for (const row of this.s.rows.iterate(kind)) found.set(row.id, stored(row));
+      return found;
+    }
+    for (const id of ids) {
+      const row = this.s.row.get(kind, id);
+      if (row) found.set(id, stored(row));
+    }
+    return found;
   }
 
   async ids(kind: RecordKind): Promise<string[]> {
@@ -65,25 +95,41 @@ export class SqliteImportTransaction implements ImportTransaction {
     return this.s.docs.all(kind);
   }
 
-  async put(kind: RecordKind, id: string, doc: string, blobId: number | null): Promise<void> {
-    this.s.put.run(kind, id, doc, blobId);
+  async putRecords(kind: RecordKind, rows: readonly RecordRow[]): Promise<void> {
+    for (const { id, doc, blobId } of rows) {
+      this.s.delete.run(kind, id);
+      this.s.insert.run(kind, id, doc, blobId);
+    }
   }
 
-  async delete(kind: RecordKind, id: string): Promise<void> {
-    this.s.delete.run(kind, id);
+  async deleteRecords(kind: RecordKind, ids: readonly string[]): Promise<void> {
+    for (const id of ids) this.s.delete.run(kind, id);
   }
 
-  async findBlob(sha256: string): Promise<number | undefined> {
-    return this.s.findBlob.get(sha256)?.blob_id;
+  async findBlobs(sha256s: readonly string[]): Promise<Map<string, number>> {
+    const found = new Map<string, number>();
+    for (const sha256 of sha256s) {
+      const row = this.s.findBlob.get(sha256);
+      if (row) found.set(sha256, row.blob_id);
+    }
+    return found;
   }
 
-  /** One INSERT per chunk (192 KiB of the file, stored base64-encoded) as the file is read: never more than a chunk in memory. */
-  async addBlob(sha256: string, size: number, chunks: AsyncIterable<Uint8Array>): Promise<number> {
-    const blobId = Number(this.s.addBlob.run(sha256, size).lastInsertRowid);
+  /** One INSERT per chunk as the file is read: never more than a chunk in memory. */
+  async addBlob(sha256: string, size: number, chunks: AsyncIterable<Buffer>): Promise<number> {
+    const blobId = Number(this.s.addBlob.run(sha256, size, 0).lastInsertRowid);
     let seq = 0;
-    for await (const chunk of encodedChunks(chunks)) this.s.addChunk.run(blobId, seq++, chunk);
+    for await (const chunk of chunks) this.s.addChunk.run(blobId, seq++, chunk);
     this.s.setChunkCount.run(seq, blobId);
     return blobId;
+  }
+
+  async addBlobs(blobs: readonly EncodedBlob[]): Promise<number[]> {
+    return blobs.map(({ sha256, size, chunks }) => {
+      const blobId = Number(this.s.addBlob.run(sha256, size, chunks.length).lastInsertRowid);
+      for (const [seq, chunk] of chunks.entries()) this.s.addChunk.run(blobId, seq, chunk);
+      return blobId;
+    });
   }
 
   async collectBlobs(now: number, deleteBefore: number): Promise<number> {
@@ -113,12 +159,14 @@ export class SqliteImportTransaction implements ImportTransaction {
     this.s.setAnswersFormat.run(format);
   }
 
-  async putAnswer(operation: string, key: string, format: string, answer: PreparedAnswer): Promise<void> {
-    const { compact, indented, visibleFrom, visibleUntil } = answer;
-    this.s.putAnswer.run(operation, key, format, compact, indented, visibleFrom, visibleUntil);
+  async putAnswers(format: string, answers: readonly PreparedAnswerRow[]): Promise<void> {
+    for (const { operation, key, answer } of answers) {
+      const { compact, indented, visibleFrom, visibleUntil } = answer;
+      this.s.putAnswer.run(operation, key, format, compact, indented, visibleFrom, visibleUntil);
+    }
   }
 
-  async deleteAnswer(operation: string, key: string): Promise<void> {
-    this.s.deleteAnswer.run(operation, key);
+  async deleteAnswers(operation: string, keys: readonly string[]): Promise<void> {
+    for (const key of keys) this.s.deleteAnswer.run(operation, key);
   }
 }

@@ -3,11 +3,13 @@
  * (one snapshot per request); an import writes through its own connection, so readers
  * keep seeing the previous state until it commits.
  */
+
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { CacheObserver } from '../../cache/observer.ts';
 import { makeFolders } from '../../support/folders.ts';
 import { openSqliteFile } from '../../support/sqlite-file.ts';
+import type { BinarySource } from '../../xml/binary.ts';
 import type {
   ContentStore,
   ImportRuns,
@@ -19,7 +21,14 @@ import type {
 import { StoreUnavailableError } from '../content-store.ts';
 import { schemaStatus } from '../migration-runner.ts';
 import { RecordCache, type RecordSource } from '../record-cache.ts';
-import { type AnswerRow, type RecordRow, storedAnswer, storedBlob, storedRecord } from '../record-rows.ts';
+import {
+  type AnswerRow,
+  blobReference,
+  type RecordRow,
+  storedAnswer,
+  storedBlob,
+  storedRecord,
+} from '../record-rows.ts';
 import { StoreTokens, TokenCommandsOf } from '../tokens.ts';
 import { unavailableOnIoError } from './connection-errors.ts';
 import { SqliteImportRuns } from './import-runs.ts';
@@ -87,6 +96,10 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
     this.statements = {
       get: db.prepare<[string, string], RecordRow>(`${select} WHERE r.kind = ? AND r.id = ?`),
       all: db.prepare<[string], RecordRow>(`${select} WHERE r.kind = ? ORDER BY CAST(r.id AS INTEGER), r.id`),
+      // A blob and, when it is one chunk, that chunk: one statement.
+      blob: db.prepare<[number], Omit<RecordRow, 'id' | 'doc'> & { data: Buffer | null }>(
+        'SELECT b.blob_id, b.size, b.chunk_count, b.sha256, b.encoding, c.data FROM blobs b LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1 WHERE b.blob_id = ?',
+      ),
       chunk: db.prepare<[number, number], { data: Buffer }>(
         'SELECT data FROM blob_chunks WHERE blob_id = ? AND seq = ?',
       ),
@@ -98,6 +111,7 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
         'SELECT indented AS fragment, visible_from, visible_until FROM answers WHERE operation = ? AND key = ? AND format = ?',
       ),
       // Orphaned blobs (no record since the last import) wait for their sweep; they are not in use.
+      large: db.prepare<[number], RecordRow>(`${select} WHERE b.size >= ?`),
       binaryInUse: db.prepare<[string], { one: number }>(
         'SELECT 1 AS one FROM blobs WHERE sha256 = ? AND orphaned_at IS NULL',
       ),
@@ -139,11 +153,12 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
       unavailableOnIoError(() =>
         this.statements.all.all(kind).map((row) => ({ id: row.id, record: this.toRecord(row) })),
       ),
-    blob: async (reference) =>
+    blob: async (blobId) =>
       unavailableOnIoError(() => {
-        if (reference.chunkCount !== 1) return storedBlob(reference, this.readChunk);
-        const chunk = this.statements.chunk.get(reference.id, 0);
-        return chunk ? storedBlob(reference, this.readChunk, chunk.data) : undefined;
+        const row = this.statements.blob.get(blobId);
+        const reference = row && blobReference(row);
+        if (!reference || (reference.chunkCount === 1 && !row.data)) return undefined;
+        return storedBlob(reference, this.readChunk, row.data ?? undefined);
       }),
     answer: async (operation, key, layout, format) =>
       unavailableOnIoError(() => storedAnswer(this.statements[layout].get(operation, key, format))),
@@ -192,6 +207,12 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
 
   async binaryInUse(sha256: string): Promise<boolean> {
     return unavailableOnIoError(() => this.statements.binaryInUse.get(sha256) !== undefined);
+  }
+
+  async largeBinaries(minBytes: number): Promise<BinarySource[]> {
+    return unavailableOnIoError(() =>
+      this.statements.large.all(minBytes).flatMap((row) => this.toRecord(row).blob?.source ?? []),
+    );
   }
 
   async migrate(): Promise<number[]> {
