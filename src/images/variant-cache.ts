@@ -68,9 +68,9 @@ export interface Variant {
 const INLINE_BYTES = 1024 * 1024;
 /**
  * Of those, the most recently used are held in memory too, up to this much with their
- * base64 (about 200 variants of 640×480): a hit then reads no file and encodes nothing.
+ * base64 (about 100 variants of 640×480): a hit then reads no file and encodes nothing.
  */
-export const HOT_BYTES = 16 * 1024 * 1024;
+export const HOT_BYTES = 8 * 1024 * 1024;
 /** Images whose recorded content a process remembers (beyond it, it starts again). */
 const MAX_REMEMBERED_IMAGES = 10_000;
 const FILE_NAME = /^([0-9a-f]{64})\.([a-z]+)$/;

@@ -74,7 +74,7 @@ export interface AppOptions {
   readonly now?: () => number;
 }
 
-const DEFAULT_RESPONSE_CACHE_BYTES = 32 * 1024 * 1024;
+const DEFAULT_RESPONSE_CACHE_BYTES = 16 * 1024 * 1024;
 
 function context(options: AppOptions): AppContext {
   const metrics = options.metrics;

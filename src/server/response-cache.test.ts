@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { OPERATIONS } from '../contract/operations.ts';
 import {
+  ADMITTED_AT_ONCE,
   answerHead,
   type CachedAnswer,
   cachedHead,
@@ -59,6 +60,22 @@ test('an entry holds only its own bytes, not the larger buffer its body is a vie
   const pooled = Buffer.concat([Buffer.from('<a>'), Buffer.from('</a>')]);
   cache.set(key('p'), { ...answer(1, 0), body: pooled });
   assert.equal(cache.get(key('p'), 1, 0)!.body.buffer.byteLength, pooled.length);
+});
+
+test('a small answer is kept the first time; a larger one once its request comes again', () => {
+  const cache = new ResponseCache(1 << 20);
+  assert.equal(cache.admits(key('small'), ADMITTED_AT_ONCE), true);
+  assert.equal(cache.admits(key('large'), ADMITTED_AT_ONCE + 1), false, 'asked for once');
+  assert.equal(cache.admits(key('large'), ADMITTED_AT_ONCE + 1), true, 'asked for again');
+  assert.equal(
+    cache.admits(key('large'), ADMITTED_AT_ONCE + 1),
+    false,
+    'kept since: a later miss starts over',
+  );
+  // A request asked for once is forgotten after 16,384 others: traffic that never repeats keeps nothing.
+  assert.equal(cache.admits(key('rare'), 100_000), false);
+  for (let i = 0; i < 16_384; i++) cache.admits(key(`other-${i}`), 100_000);
+  assert.equal(cache.admits(key('rare'), 100_000), false);
 });
 
 test('an entry read since it was stored gets a second chance before it is evicted', () => {

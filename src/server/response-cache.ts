@@ -48,6 +48,10 @@ export function answerHead(answer: CachedAnswer, requestId: string): string[] {
 export const MAX_KEYED_BODY = 16 * 1024;
 /** Larger answers are streamed each time rather than held. */
 export const MAX_CACHED_ANSWER = 4 * 1024 * 1024;
+/** Answers up to this size are kept the first time; larger ones once asked for again (admits). */
+export const ADMITTED_AT_ONCE = 8 * 1024;
+/** How many requests of larger answers are remembered as asked for once. */
+const ASKED_ONCE = 16_384;
 
 /**
  * A request as the cache knows it: everything an answer depends on. The `Authorization`
@@ -178,6 +182,7 @@ interface Slot {
  */
 export class ResponseCache {
   private readonly buckets = new Map<number | string, Slot[]>();
+  private readonly askedOnce = new Set<number | string>();
   /** Every entry, oldest first. */
   private readonly order = new Set<Slot>();
   private bytes = 0;
@@ -252,5 +257,24 @@ export class ResponseCache {
 
   get size(): number {
     return this.order.size;
+  }
+
+  /**
+   * Whether an answer of `bytes` to this request is worth keeping. Traffic that rarely asks
+   * for the same thing twice (many ids, drawn evenly) would otherwise have every answer
+   * copied into one buffer and kept, only to be evicted unread: on the realistic mix that
+   * made the server slower with the cache than without it, and its churn held more memory
+   * than the budget. So a larger answer is kept only when the same request (by its hash;
+   * a collision only admits early) was asked for among the last ASKED_ONCE such requests.
+   */
+  admits(key: RequestKey, bytes: number): boolean {
+    if (bytes <= ADMITTED_AT_ONCE) return true;
+    if (this.askedOnce.delete(key.hash)) return true;
+    this.askedOnce.add(key.hash);
+    if (this.askedOnce.size > ASKED_ONCE) {
+      const [oldest] = this.askedOnce;
+      this.askedOnce.delete(oldest!);
+    }
+    return false;
   }
 }

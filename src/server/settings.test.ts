@@ -82,7 +82,7 @@ describe('the serve settings of the command line and the environment', () => {
     assert.equal(settings.namespace, 'http://scoop.example.org/api');
     assert.equal(settings.publicUrl, undefined);
     assert.equal(settings.httpAuth, true);
-    assert.equal(settings.responseCacheBytes, 33_554_432);
+    assert.equal(settings.responseCacheBytes, 16_777_216);
     assert.equal(settings.recordCacheBytes, 16_777_216);
   });
 

@@ -223,7 +223,7 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
     ),
     responseCacheBytes: integer(
       env.SCOOP_RESPONSE_CACHE_BYTES,
-      32 * 1024 * 1024,
+      16 * 1024 * 1024,
       'SCOOP_RESPONSE_CACHE_BYTES',
       0,
       2 ** 40,

@@ -29,10 +29,12 @@ async function send(app: AppContext, exchange: Exchange): Promise<void> {
     if (tag) headers.etag = tag;
   }
   const { key, res, observation } = exchange;
-  const keep = key !== undefined && app.responses !== undefined && bodyLength(parts) <= MAX_CACHED_ANSWER;
+  const responses = key !== undefined ? app.responses : undefined;
+  const length = responses ? bodyLength(parts) : 0;
+  const keep = responses !== undefined && length <= MAX_CACHED_ANSWER && responses.admits(key!, length);
   if (keep) {
     const body = await materialize(parts);
-    app.responses!.set(key, {
+    responses!.set(key!, {
       version: exchange.version,
       expiresAt: exchange.answer!.expiresAt,
       headers,
