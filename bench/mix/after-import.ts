@@ -57,7 +57,7 @@ export async function importCurve(options: {
   readonly work: string;
   readonly areas: number;
 }): Promise<ImportCurve> {
-  const second = async () =>
+  const load = async (seconds: number) =>
     (
       await runWrk({
         url: options.server.url,
@@ -65,20 +65,13 @@ export async function importCurve(options: {
         script: options.script,
         scriptFile: options.scriptFile,
         connections: options.connections,
-        seconds: 1,
+        seconds,
         serverPid: options.server.pid,
       })
     ).rps;
+  const second = () => load(1);
   // Warm: the steady state the curve starts from.
-  await runWrk({
-    url: options.server.url,
-    requests: [],
-    script: options.script,
-    scriptFile: options.scriptFile,
-    connections: options.connections,
-    seconds: 5,
-    serverPid: options.server.pid,
-  });
+  await load(5);
   const before: number[] = [];
   for (let i = 0; i < SECONDS_BEFORE; i++) before.push(await second());
   generation++;

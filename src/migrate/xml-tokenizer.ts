@@ -24,6 +24,8 @@
  * never holds half of a surrogate pair.
  */
 
+import { isXmlChar, PREDEFINED_ENTITIES as PREDEFINED } from '../xml/chars.ts';
+
 export class XmlSyntaxError extends Error {
   override readonly name = 'XmlSyntaxError';
 }
@@ -61,19 +63,6 @@ const FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
 /** A reference, or (matched last, with no group) an `&` that starts none. */
 const REFERENCE = /&(?:(lt|gt|amp|quot|apos)|#([0-9]+)|#x([0-9a-fA-F]+));|&/g;
 const NO_ATTRIBUTES: ReadonlyArray<readonly [string, string]> = [];
-const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
-
-/** XML 1.0 §2.2 Char. */
-function isChar(code: number): boolean {
-  return (
-    code === 0x9 ||
-    code === 0xa ||
-    code === 0xd ||
-    (code >= 0x20 && code <= 0xd7ff) ||
-    (code >= 0xe000 && code <= 0xfffd) ||
-    (code >= 0x10000 && code <= 0x10ffff)
-  );
-}
 
 function fail(message: string): never {
   throw new XmlSyntaxError(message);
@@ -94,7 +83,7 @@ function decode(raw: string, where: string, attribute = false): string {
       if (name !== undefined) return PREDEFINED[name]!;
       if (dec === undefined && hex === undefined) fail(`a "&" that starts no reference in ${where}`);
       const code = dec !== undefined ? Number.parseInt(dec, 10) : Number.parseInt(hex!, 16);
-      if (!isChar(code)) fail(`a character reference XML 1.0 does not allow in ${where}`);
+      if (!isXmlChar(code)) fail(`a character reference XML 1.0 does not allow in ${where}`);
       return String.fromCodePoint(code);
     },
   );

@@ -14,6 +14,8 @@
  * plain-reader.test.ts checks against saxes on the corpus' requests and on random
  * mutations of them.
  */
+
+import { isXmlChar, PREDEFINED_ENTITIES as PREDEFINED } from './chars.ts';
 import {
   namespacesInScope,
   type ParsedDocument,
@@ -41,23 +43,10 @@ const WHITESPACE = /^[ \t\n]*$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters XML 1.0 §2.2 forbids
 const UNPLAIN_TEXT = /[\u0000-\u0008\u000B-\u001F\uD800-\uDFFF\uFFFE\uFFFF]|]]>/;
 const REFERENCE = /&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#x([0-9A-Fa-f]{1,6}));/g;
-const PREDEFINED: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
 class NotPlain extends Error {}
 /** Thrown, made once: no stack trace is wanted. */
 const NOT_PLAIN = new NotPlain();
-
-/** XML 1.0 §2.2 Char. */
-function isXmlChar(code: number): boolean {
-  return (
-    code === 0x9 ||
-    code === 0xa ||
-    code === 0xd ||
-    (code >= 0x20 && code <= 0xd7ff) ||
-    (code >= 0xe000 && code <= 0xfffd) ||
-    (code >= 0x10000 && code <= 0x10ffff)
-  );
-}
 
 /** Text as parsed: references replaced; NOT_PLAIN for a reference that is not one. */
 function decodeText(raw: string): string {
