@@ -13,6 +13,7 @@ import { createMetrics, type Metrics } from '../src/observe/metrics.ts';
 import {
   type AdminServer,
   registerImageMetrics,
+  registerLogMetrics,
   registerStoreMetrics,
   startAdminServer,
 } from '../src/server/admin-server.ts';
@@ -54,6 +55,8 @@ describe('logs and metrics', () => {
     fixture = await startFixture({ logger, metrics, images });
     registerStoreMetrics(metrics, fixture.store);
     registerImageMetrics(metrics, images);
+    // As serve-command.ts registers it over its stdout (observe/log-destination.ts).
+    registerLogMetrics(metrics, { dropped: 0 });
     admin = await startAdminServer(metrics, fixture.store, '127.0.0.1', 0);
   });
   after(async () => {

@@ -71,6 +71,7 @@ test('the resize queue is exported, and variant cache lookups are counted as hit
   const text = await metrics();
   assert.equal(value(text, 'scoop_resize_queue_length'), 0);
   assert.equal(value(text, 'scoop_resizes_running'), 0);
+  assert.equal(value(text, 'scoop_log_lines_dropped'), 0);
   // The same variant asked for in two spellings, so the whole-answer cache (keyed on the
   // URL) does not answer the second: the variant cache does.
   const bild = `${url}/scoop/api/v6/public.asmx/getBild?bildID=201&width=40&height=30&resizeModes=fit`;

@@ -7,6 +7,7 @@ import { createMetrics, type Metrics } from '../observe/metrics.ts';
 import { answerPreparer } from '../prepare/prepare-answers.ts';
 import {
   registerImageMetrics,
+  registerLogMetrics,
   registerStoreMetrics,
   startAdminServer,
   storeProbes,
@@ -108,6 +109,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     if (error instanceof SettingsError) throw new UsageError(error.message);
     throw error;
   }
+  const logOutput = logDestination(1);
   const logger = pino(
     {
       level: settings.logLevel,
@@ -116,7 +118,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       formatters: { level: (label) => ({ level: label }) },
       timestamp: isoTime,
     },
-    logDestination(1),
+    logOutput,
   );
   // Once per start: a cluster's workers read the same settings again.
   if (!isWorker) for (const line of settings.deprecations) logger.warn(line);
@@ -124,6 +126,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (!isWorker && addressWarning) logger.warn({ host: settings.host }, addressWarning);
   if (!isWorker && !settings.httpAuth) logger.warn(HTTP_AUTH_OFF_WARNING);
   const metrics = createMetrics();
+  registerLogMetrics(metrics, logOutput);
   const store = await openStore(settings.db, {
     serving: true,
     onCreated: (file) => logger.info({ db: file }, 'created a new store'),

@@ -33,13 +33,10 @@ export async function preparedInside(
     if ((visibleFrom !== null && now < visibleFrom) || (visibleUntil !== null && now > visibleUntil))
       return undefined;
     const { markup, blobIds } = splitFragment(answer.fragment);
-    if (blobIds.length === 0) {
-      if (visibleUntil !== null) expires(visibleUntil + 1);
-      return markup;
-    }
-    const binaries = await binariesOf(snapshot, blobIds);
+    const binaries = blobIds.length === 0 ? [] : await binariesOf(snapshot, blobIds);
     if (!binaries) return undefined;
     if (visibleUntil !== null) expires(visibleUntil + 1);
+    if (binaries.length === 0) return markup;
     const parts: BodyPart[] = [markup[0]!];
     for (let i = 0; i < binaries.length; i++) parts.push(binaries[i]!, markup[i + 1]!);
     return parts;

@@ -348,16 +348,19 @@ describe('compileOperationWriter: every operation', () => {
       assert.equal(root.children[0]!.local, resultField);
     });
 
-    test(`${operation.name}: both layouts made together are each layout made alone`, async () => {
+    test(`${operation.name}: both layouts made together, in their envelopes, are the SOAP and HTTP answers`, async () => {
       const writer = compileOperationWriter(operation, NS);
       const both = writer.innerBoth(sample.result);
-      for (const layout of ['compact', 'indented'] as const) {
+      for (const version of ['1.1', '1.2'] as const)
         assert.equal(
-          await rendered(both[layout]),
-          await rendered(writer.inner(sample.result, layout)),
-          layout,
+          await rendered(writer.wrapSoap(version, both.compact)),
+          await rendered(writer.soap(version, sample.result)),
+          version,
         );
-      }
+      assert.equal(
+        await rendered(writer.wrapHttp(both.indented)),
+        await rendered(writer.http(sample.result)),
+      );
     });
 
     for (const version of ['1.1', '1.2'] as const) {

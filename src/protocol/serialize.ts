@@ -108,15 +108,14 @@ export interface OperationWriter {
   soap(version: SoapVersion, result: Result): BodyPart[];
   http(result: Result): BodyPart[];
   /**
-   * The inside of the answer's result element in one layout: what soap() (compact) and
-   * http() (indented) write between their envelopes, which an import prepares ahead (src/prepare/).
+   * The inside of the answer's result element in both layouts, made together: what soap()
+   * (compact) and http() (indented) write between their envelopes, which an import
+   * prepares ahead (src/prepare/).
    */
-  inner(result: Result, layout: Layout): BodyPart[];
-  /** inner() in both layouts, made together. */
   innerBoth(result: Result): Record<Layout, BodyPart[]>;
-  /** An inside from inner(), in the envelope soap() writes. */
+  /** A compact inside from innerBoth(), in the envelope soap() writes. */
   wrapSoap(version: SoapVersion, inner: readonly BodyPart[]): BodyPart[];
-  /** An inside from inner(), in the envelope http() writes. */
+  /** An indented inside from innerBoth(), in the envelope http() writes. */
   wrapHttp(inner: readonly BodyPart[]): BodyPart[];
   /** The JSON API's answer (json/serialize.ts); `args` fill the resize query of a content URL. */
   json(result: Result, args: Arguments): BodyPart[];
@@ -159,12 +158,6 @@ export function compileOperationWriter(
       return w.finish();
     },
     json: (result, args) => [Buffer.from(json(result, args), 'utf8')],
-    inner(result, layout) {
-      const indented = layout === 'indented';
-      const w = new XmlWriter(indented);
-      fields(w, indented ? 1 : 0, result);
-      return w.finish();
-    },
     innerBoth(result) {
       const w = new PairWriter();
       fields(w, 0, result);

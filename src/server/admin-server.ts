@@ -101,6 +101,18 @@ export function registerStoreMetrics(metrics: Metrics, store: ContentStore): voi
   });
 }
 
+/** Log lines the output did not take in time (observe/log-destination.ts), read when Prometheus scrapes. */
+export function registerLogMetrics(metrics: Metrics, log: { readonly dropped: number }): void {
+  new Gauge({
+    name: 'scoop_log_lines_dropped',
+    help: 'Log lines dropped since the start because stdout did not take them (a stalled or broken reader).',
+    registers: [metrics.registry],
+    collect() {
+      this.set(log.dropped);
+    },
+  });
+}
+
 /** getBild's resize queue, read when Prometheus scrapes (summed over the workers of a cluster). */
 export function registerImageMetrics(metrics: Metrics, images: ImageService): void {
   new Gauge({

@@ -9,7 +9,14 @@
  *   the cache's.
  */
 import type { CacheObserver } from '../cache/observer.ts';
-import type { RecordKind, Snapshot, StoredAnswer, StoredBlob, StoredRecord } from './content-store.ts';
+import {
+  type RecordKind,
+  type Snapshot,
+  type StoredAnswer,
+  type StoredBlob,
+  type StoredRecord,
+  StoreUnavailableError,
+} from './content-store.ts';
 
 /** What a store offers underneath the cache. */
 export interface RecordSource {
@@ -21,6 +28,27 @@ export interface RecordSource {
    * `read` more than once (a retry after an import committed in between).
    */
   consistent<T>(read: (snapshot: Snapshot, version: number) => Promise<T>): Promise<T>;
+}
+
+/** Reads that saw an import commit in their midst are made again, this many times at most. */
+const MAX_READ_ATTEMPTS = 5;
+
+/**
+ * A read of one content version without a transaction, as both stores make it: the
+ * version before and after, and the read made again when they differ. An import bumps
+ * the version in the transaction that writes its rows, so an unchanged version vouches
+ * for every statement in between.
+ */
+export async function versionChecked<T>(
+  version: () => Promise<number>,
+  read: (version: number) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 0; attempt < MAX_READ_ATTEMPTS; attempt++) {
+    const before = await version();
+    const result = await read(before);
+    if ((await version()) === before) return result;
+  }
+  throw new StoreUnavailableError('the content kept changing while it was read');
 }
 
 type Entry =
@@ -44,7 +72,8 @@ function sizeOf(entry: Entry): number {
 
 /** What a blob holds in memory: its one chunk as stored (a larger blob holds none). */
 function blobBytes(blob: StoredBlob): number {
-  return blob.base64?.byteLength ?? (Object.hasOwn(blob, 'bytes') ? (blob.bytes?.byteLength ?? 0) : 0);
+  // base64 first: beside it, `bytes` is a getter that would decode the chunk.
+  return blob.base64?.byteLength ?? blob.bytes?.byteLength ?? 0;
 }
 
 export class RecordCache {

@@ -16,9 +16,8 @@ import type {
   StoredRecord,
   StoreHealth,
 } from '../content-store.ts';
-import { StoreUnavailableError } from '../content-store.ts';
 import { schemaStatus } from '../migration-runner.ts';
-import { RecordCache, type RecordSource } from '../record-cache.ts';
+import { RecordCache, type RecordSource, versionChecked } from '../record-cache.ts';
 import {
   type AnswerRow,
   blobReference,
@@ -82,8 +81,6 @@ const SELECT_RECORD = `
 const BY_NUMERIC_ID = `ORDER BY COALESCE(substring(r.id from '^-?[0-9]{1,18}')::bigint, 0), r.id COLLATE "C"`;
 
 const VERSION = "SELECT value FROM meta WHERE key = 'content_version'";
-/** Reads that saw an import commit in their midst are made again, this many times at most. */
-const MAX_READ_ATTEMPTS = 5;
 const TOKENS_VERSION = "SELECT value FROM meta WHERE key = 'tokens_version'";
 
 export class PostgresStore extends TokenCommandsOf implements ContentStore {
@@ -220,19 +217,19 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
     // means every statement in between saw that version's rows. A transaction cost two
     // round trips more (BEGIN, COMMIT) on every read that missed the record cache.
     consistent: (read) =>
-      this.pool.withClient(async (client) => {
-        const version = async () =>
-          Number(
-            (await client.query<{ value: string }>({ name: 'scoop_version', text: VERSION })).rows[0]!.value,
-          );
-        for (let attempt = 0; attempt < MAX_READ_ATTEMPTS; attempt++) {
-          const before = await version();
-          this.watch.observe(before);
-          const result = await read(this.snapshotOn(client), before);
-          if ((await version()) === before) return result;
-        }
-        throw new StoreUnavailableError('the content kept changing while it was read');
-      }),
+      this.pool.withClient((client) =>
+        versionChecked(
+          async () =>
+            Number(
+              (await client.query<{ value: string }>({ name: 'scoop_version', text: VERSION })).rows[0]!
+                .value,
+            ),
+          (version) => {
+            this.watch.observe(version);
+            return read(this.snapshotOn(client), version);
+          },
+        ),
+      ),
   };
 
   async read<T>(read: (snapshot: Snapshot) => Promise<T>): Promise<T> {

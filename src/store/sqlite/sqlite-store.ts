@@ -18,9 +18,8 @@ import type {
   StoredRecord,
   StoreHealth,
 } from '../content-store.ts';
-import { StoreUnavailableError } from '../content-store.ts';
 import { schemaStatus } from '../migration-runner.ts';
-import { RecordCache, type RecordSource } from '../record-cache.ts';
+import { RecordCache, type RecordSource, versionChecked } from '../record-cache.ts';
 import {
   type AnswerRow,
   blobReference,
@@ -40,7 +39,6 @@ import { SqliteVersionWatch } from './version-watch.ts';
 type Db = Database.Database;
 
 const DEFAULT_CACHE_BYTES = 16 * 1024 * 1024;
-const MAX_READ_ATTEMPTS = 5;
 
 export interface SqliteStoreOptions {
   /**
@@ -171,14 +169,11 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
    */
   private readonly source: RecordSource = {
     knownVersion: () => this.knownVersion(),
-    consistent: async (read) => {
-      for (let attempt = 0; attempt < MAX_READ_ATTEMPTS; attempt++) {
-        const before = await this.contentVersion();
-        const result = await read(this.snapshot, before);
-        if ((await this.contentVersion()) === before) return result;
-      }
-      throw new StoreUnavailableError('the content kept changing while it was read');
-    },
+    consistent: (read) =>
+      versionChecked(
+        () => this.contentVersion(),
+        (version) => read(this.snapshot, version),
+      ),
   };
 
   async read<T>(read: (snapshot: Snapshot) => Promise<T>): Promise<T> {
