@@ -4,6 +4,7 @@ import { CacheDirError } from '../cache/bounded-folder.ts';
 import { ImageService } from '../images/image-service.ts';
 import { isoTime, logDestination } from '../observe/log-destination.ts';
 import { createMetrics, type Metrics } from '../observe/metrics.ts';
+import { requestLineWriter } from '../observe/request-line.ts';
 import { answerPreparer } from '../prepare/prepare-answers.ts';
 import {
   registerImageMetrics,
@@ -215,6 +216,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       images,
       base64Cache,
       logger,
+      requestLine: logger.isLevelEnabled('info') ? requestLineWriter(logOutput, logBase()) : undefined,
       metrics,
       shadow,
       ...(settings.rateLimit ? { rateLimit: settings.rateLimit } : {}),

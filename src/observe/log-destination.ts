@@ -52,7 +52,8 @@ export function logDestination(fd: number, options: LogDestinationOptions = {}):
 
   /** Writes `text` whole; returns what the output would not take yet (EAGAIN), or ''. */
   const writeAll = (text: string | Buffer): string | Buffer => {
-    let rest = text;
+    // Encoded once: a write may stop inside a character, so what is left is counted in bytes.
+    let rest = typeof text === 'string' ? Buffer.from(text) : text;
     while (rest.length > 0) {
       let written: number;
       try {
@@ -63,10 +64,7 @@ export function logDestination(fd: number, options: LogDestinationOptions = {}):
         dropped += countLines(rest.toString());
         return '';
       }
-      // Bytes, not characters: a write may stop inside a character.
-      const bytes = typeof rest === 'string' ? Buffer.from(rest) : rest;
-      if (written >= bytes.length) return '';
-      rest = bytes.subarray(written);
+      rest = rest.subarray(written);
     }
     return '';
   };

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Metrics } from './metrics.ts';
+import type { RequestLine } from './request-line.ts';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -83,13 +84,25 @@ function forwardedFor(req: ObservedRequest): string | undefined {
   return text === undefined ? undefined : text.slice(0, 200);
 }
 
-/** `trustProxy`: the request log also names the address a trusted proxy forwarded for. */
+export interface ObserverOptions {
+  /** The request log also names the address a trusted proxy forwarded for. */
+  readonly trustProxy?: boolean;
+  /**
+   * Writes the request lines (serve's is request-line.ts); by default `logger.info`. Absent
+   * with a logger above `info`: no line is built.
+   */
+  readonly requestLine?: RequestLine | undefined;
+}
+
 export function createObserver(
   logger: Logger,
   metrics: Metrics | undefined,
-  options: { readonly trustProxy?: boolean } = {},
+  options: ObserverOptions = {},
 ): Observer {
   const trustProxy = options.trustProxy ?? false;
+  const requestLine: RequestLine | undefined =
+    options.requestLine ??
+    (logger.isLevelEnabled('info') ? (record) => logger.info(record, 'request') : undefined);
   // Series handles resolved once per label combination (see fast-metrics.ts), found by
   // constant label strings whose hashes V8 keeps: no key is built per request.
   const handles = new Map<string, Map<string, Map<string, ReturnType<typeof seriesFor>>>>();
@@ -99,7 +112,6 @@ export function createObserver(
     requestBytes: m.requestBytes.series(binding),
     responseBytes: m.responseBytes.series(binding),
   });
-  const logInfo = logger.isLevelEnabled('info');
   return {
     start(req, res, path, arrivedAt) {
       const started = arrivedAt ?? performance.now();
@@ -147,24 +159,20 @@ export function createObserver(
           series.responseBytes.observe(bytesOut);
         }
         // The line is built only when it will be written (SCOOP_LOG_LEVEL=warn skips it).
-        if (!logInfo) return;
-        logger.info(
-          {
-            reqId: observation.id,
-            client: req.socket.remoteAddress,
-            ...(trustProxy ? { forwardedFor: forwardedFor(req) } : {}),
-            method: req.method,
-            path: path.length > 200 ? `${path.slice(0, 200)}…` : path,
-            op: observation.operation,
-            binding: observation.binding,
-            status: refusal?.status ?? res.statusCode,
-            outcome,
-            ms: Math.round(seconds * 1e4) / 10,
-            bytesIn: observation.bytesIn,
-            bytesOut,
-          },
-          'request',
-        );
+        requestLine?.({
+          reqId: observation.id,
+          client: req.socket.remoteAddress,
+          forwardedFor: trustProxy ? forwardedFor(req) : undefined,
+          method: req.method,
+          path: path.length > 200 ? `${path.slice(0, 200)}…` : path,
+          op: observation.operation,
+          binding: observation.binding,
+          status: refusal?.status ?? res.statusCode,
+          outcome,
+          ms: Math.round(seconds * 1e4) / 10,
+          bytesIn: observation.bytesIn,
+          bytesOut,
+        });
       };
       // A response emits 'close' once, whether it finished or the client went away.
       res.on('close', finish);

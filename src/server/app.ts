@@ -9,6 +9,7 @@ import type { Base64Cache } from '../cache/base64-cache.ts';
 import { OPERATIONS, type Operation } from '../contract/operations.ts';
 import { ImageService } from '../images/image-service.ts';
 import type { Metrics } from '../observe/metrics.ts';
+import type { RequestLine } from '../observe/request-line.ts';
 import { createObserver } from '../observe/request-log.ts';
 import { compileOperationWriter, type OperationWriter } from '../protocol/serialize.ts';
 import type { ServiceOptions } from '../service/handlers.ts';
@@ -71,6 +72,8 @@ export interface AppOptions {
   /** How the transport closes a connection whose upload was refused (http-server.ts). */
   readonly afterRefusedUpload?: (req: RequestLike) => void;
   readonly logger: Logger;
+  /** Writes the request log's lines (observe/request-line.ts); by default `logger.info`. */
+  readonly requestLine?: RequestLine | undefined;
   readonly now?: () => number;
 }
 
@@ -153,6 +156,7 @@ export function createApp(options: AppOptions) {
   const refuse = refuser(app);
   const observer = createObserver(options.logger, options.metrics, {
     trustProxy: options.trustProxy ?? false,
+    requestLine: options.requestLine,
   });
   const shadow = options.shadow;
 
