@@ -20,7 +20,7 @@ import {
   type StoredRow,
 } from '../store/content-store.ts';
 import type { AnswerPreparer, ChangedRecords, ChangedRow } from '../store/import.ts';
-import { BinaryReference, encodeFragment } from './fragment.ts';
+import { BinaryReference, encodeFragment, splitFragment } from './fragment.ts';
 import { ANSWERS_FORMAT, PREPARED, type PreparedOperation } from './prepared-operations.ts';
 
 /** Kinds read again and again while articles are prepared (their areas, attachments): kept for the import. */
@@ -161,11 +161,13 @@ async function render(
     throw error;
   }
   const both = writer.innerBoth(result);
+  const compact = encodeFragment(both.compact);
   return {
-    compact: encodeFragment(both.compact),
+    compact,
     indented: encodeFragment(both.indented),
     visibleFrom,
     visibleUntil,
+    blobIds: splitFragment(compact).blobIds,
   };
 }
 

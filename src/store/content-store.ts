@@ -81,6 +81,8 @@ export interface PreparedAnswer {
   readonly indented: Buffer;
   readonly visibleFrom: number | null;
   readonly visibleUntil: number | null;
+  /** The blobs both fragments refer to, in order: a store may read them with the fragment. */
+  readonly blobIds: readonly number[];
 }
 
 /** Reads that must see one state of the store (one import's result, never a mix). */

@@ -22,8 +22,8 @@ function fakeStore() {
     consistent: async (read) => {
       for (;;) {
         const before = state.version;
-        const result = await read(snapshot, before);
-        if (state.version === before) return result;
+        const result = await read(snapshot);
+        if (state.version === before) return { result, version: before };
       }
     },
   };

@@ -24,14 +24,14 @@ export interface RecordSource {
   knownVersion(): Promise<number>;
   /**
    * Runs `read` against one consistent state and resolves with what the last attempt
-   * returned; `version` is the content version that state belongs to. A store may run
-   * `read` more than once (a retry after an import committed in between).
+   * returned and the content version that state belongs to. A store may run `read` more
+   * than once (a retry after an import committed in between).
    */
-  consistent<T>(read: (snapshot: Snapshot, version: number) => Promise<T>): Promise<T>;
+  consistent<T>(read: (snapshot: Snapshot) => Promise<T>): Promise<{ result: T; version: number }>;
 }
 
 /** Reads that saw an import commit in their midst are made again, this many times at most. */
-const MAX_READ_ATTEMPTS = 5;
+export const MAX_READ_ATTEMPTS = 5;
 
 /**
  * A read of one content version without a transaction, as both stores make it: the
@@ -189,14 +189,15 @@ export class RecordCache {
       if (!(error instanceof Miss)) throw error;
     }
     this.observer?.lookup('miss');
-    const done = await this.source.consistent(async (snapshot, version) => {
+    const done = await this.source.consistent(async (snapshot) => {
       const pending: Array<[string, Entry]> = [];
       const result = await read(this.recording(snapshot, pending));
-      return { result, version, pending };
+      return { result, pending };
     });
     // Only what a read that the store vouches for as one version saw goes into the cache.
-    if (done.version > this.version) this.reset(done.version);
-    if (done.version === this.version) for (const [key, entry] of done.pending) this.remember(key, entry);
-    return done.result;
+    const { version } = done;
+    if (version > this.version) this.reset(version);
+    if (version === this.version) for (const [key, entry] of done.result.pending) this.remember(key, entry);
+    return done.result.result;
   }
 }

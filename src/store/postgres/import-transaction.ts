@@ -225,7 +225,7 @@ export class PostgresImportTransaction implements ImportTransaction {
     const bytes = ({ answer }: PreparedAnswerRow) => answer.compact.length + answer.indented.length;
     for (const some of batches(answers, bytes)) {
       await this.client.query(
-        `INSERT INTO answers (operation, key, format, compact, indented, visible_from, visible_until) VALUES ${values(some.length, 7)} ON CONFLICT (operation, key) DO UPDATE SET format = excluded.format, compact = excluded.compact, indented = excluded.indented, visible_from = excluded.visible_from, visible_until = excluded.visible_until`,
+        `INSERT INTO answers (operation, key, format, compact, indented, visible_from, visible_until, blob_ids) VALUES ${values(some.length, 8)} ON CONFLICT (operation, key) DO UPDATE SET format = excluded.format, compact = excluded.compact, indented = excluded.indented, visible_from = excluded.visible_from, visible_until = excluded.visible_until, blob_ids = excluded.blob_ids`,
         some.flatMap(({ operation, key, answer }) => [
           operation,
           key,
@@ -234,6 +234,7 @@ export class PostgresImportTransaction implements ImportTransaction {
           answer.indented,
           answer.visibleFrom,
           answer.visibleUntil,
+          answer.blobIds,
         ]),
       );
     }

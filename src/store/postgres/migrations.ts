@@ -74,6 +74,10 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE answers ALTER COLUMN indented SET STORAGE EXTERNAL;
   INSERT INTO meta (key, value) VALUES ('answers_format', '');
   `,
+  `
+  -- The blobs a prepared answer's fragment refers to, so one statement reads both.
+  ALTER TABLE answers ADD COLUMN blob_ids integer[];
+  `,
 ];
 
 export const MIGRATIONS = numbered(POSTGRES_MIGRATIONS);

@@ -7,11 +7,15 @@
 import assert from 'node:assert/strict';
 import { after, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { bundleJson, generation, importFolder, pattern, scratch } from '../../../test/support/bundles.ts';
 import { dropSchema, newSchemaUrl, POSTGRES, withPg } from '../../../test/support/databases.ts';
 import { tcpProxy } from '../../../test/support/tcp-proxy.ts';
+import { OPERATIONS } from '../../contract/operations.ts';
 import { createMetrics } from '../../observe/metrics.ts';
+import { preparedInside } from '../../prepare/prepared-answer.ts';
 import { startAdminServer } from '../../server/admin-server.ts';
+import { materialize } from '../../server/send.ts';
 import { type ContentStore, StoreUnavailableError } from '../content-store.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
 import { PostgresStore, type PostgresStoreOptions } from './postgres-store.ts';
@@ -244,5 +248,64 @@ describe('a database that goes away', () => {
       await admin.close();
       await proxy.stop();
     }
+  });
+});
+
+describe('prepared answers', () => {
+  /**
+   * The named statements sent while `work` runs: a read's are all named, the version watch's
+   * (LISTEN, its periodic check) are not, so they cannot blur the count.
+   */
+  async function statements<T>(work: () => Promise<T>): Promise<{ result: T; sent: number }> {
+    const query = pg.Client.prototype.query;
+    let sent = 0;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const [config] = args;
+      if (typeof config === 'object' && config !== null && 'name' in config) sent++;
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      return { result: await work(), sent };
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+  }
+
+  const article = async (store: ContentStore) =>
+    (
+      await materialize(
+        (await preparedInside(
+          store,
+          OPERATIONS.find((o) => o.name === 'getArtikelDetails')!,
+          { artikelID: 1 },
+          'compact',
+          Date.parse('2026-06-01T00:00:00Z'),
+          () => undefined,
+        ))!,
+      )
+    ).toString();
+
+  test('an article with its attachment is one statement: the fragment, the blobs it shows and the content version', async () => {
+    const url = freshUrl();
+    const { json, files } = generation(1);
+    await importFolder(await open(url), s.bundle(json, files));
+    const store = await open(url, { cacheBytes: 0 });
+    const { result, sent } = await statements(() => article(store));
+    assert.equal(sent, 1);
+    assert.ok(result.includes(Buffer.from('Satzung, Fassung 1\n').toString('base64')));
+    assert.match(result, /Kultur gen 1/);
+  });
+
+  test('an answer prepared before its blobs were listed is read with them all the same', async () => {
+    const url = freshUrl();
+    const { json, files } = generation(1);
+    await importFolder(await open(url), s.bundle(json, files));
+    const store = await open(url, { cacheBytes: 0 });
+    const listed = await article(store);
+    await withPg((client) => client.query('UPDATE answers SET blob_ids = NULL'), url);
+    const { result, sent } = await statements(() => article(store));
+    assert.equal(result, listed);
+    // The answer, then its blob, then the content version again to vouch for the blob's read.
+    assert.equal(sent, 3);
   });
 });

@@ -9,15 +9,17 @@ import pg from 'pg';
 import type { CacheObserver } from '../../cache/observer.ts';
 import type { BinarySource } from '../../xml/binary.ts';
 import type {
+  AnswerLayout,
   ContentStore,
   ImportRuns,
   ImportTransaction,
   Snapshot,
+  StoredBlob,
   StoredRecord,
   StoreHealth,
 } from '../content-store.ts';
 import { schemaStatus } from '../migration-runner.ts';
-import { RecordCache, type RecordSource, versionChecked } from '../record-cache.ts';
+import { RecordCache, type RecordSource } from '../record-cache.ts';
 import {
   type AnswerRow,
   blobReference,
@@ -32,6 +34,7 @@ import { PostgresImportTransaction } from './import-transaction.ts';
 import { type PostgresLocation, parsePostgresLocation } from './location.ts';
 import { appliedMigrations, lockKey, MIGRATIONS, migrate } from './migrations.ts';
 import { PostgresPool } from './pool.ts';
+import { type ReadVersions, vouchedRead } from './read-versions.ts';
 import { PostgresTokenTable } from './tokens.ts';
 import { PostgresVersionWatch } from './version-watch.ts';
 
@@ -70,6 +73,33 @@ function chunkOf(row: ChunkColumns | undefined): Buffer | undefined {
 }
 
 interface RecordRowWithChunk extends RecordRow, ChunkColumns {}
+type BlobRow = Omit<RecordRowWithChunk, 'id' | 'doc'>;
+
+const BLOB_COLUMNS = `b.blob_id, b.size, b.chunk_count, b.sha256, b.encoding, ${CHUNK_COLUMNS('c', 'b')}`;
+
+/**
+ * A prepared answer's row with the content version and the blobs it lists, in one statement
+ * (read-versions.ts): a row per blob, in the fragment's order, the fragment in the first
+ * only; one row with nulls when there is no such answer. The fragment comes as base64: a
+ * third more than its bytes on the wire and a fast decode, where a bytea's hex is twice.
+ */
+interface AnswerWithBlobsRow extends Omit<AnswerRow, 'fragment'>, BlobRow {
+  readonly content_version: string;
+  readonly fragment: string | null;
+  readonly listed_blob: number | null;
+}
+
+const answerWithBlobs = (layout: AnswerLayout) => `
+  SELECT m.value AS content_version,
+    CASE WHEN u.ord IS NULL OR u.ord = 1 THEN encode(a.${layout}, 'base64') END AS fragment,
+    a.visible_from, a.visible_until, u.blob_id AS listed_blob, ${BLOB_COLUMNS}
+  FROM meta m
+  LEFT JOIN answers a ON a.operation = $1 AND a.key = $2 AND a.format = $3
+  LEFT JOIN LATERAL unnest(a.blob_ids) WITH ORDINALITY AS u (blob_id, ord) ON true
+  LEFT JOIN blobs b ON b.blob_id = u.blob_id
+  LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1
+  WHERE m.key = 'content_version'
+  ORDER BY u.ord`;
 
 const SELECT_RECORD = `
   SELECT r.id, r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, b.encoding, ${CHUNK_COLUMNS('c', 'b')}
@@ -160,9 +190,19 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
     return chunkOf(rows[0]);
   };
 
-  private snapshotOn(client: pg.PoolClient): Snapshot {
-    const rows = async (name: string, text: string, values: unknown[]) =>
-      (await client.query<RecordRowWithChunk>({ name, text, values })).rows;
+  private snapshotOn(client: pg.PoolClient, versions: ReadVersions): Snapshot {
+    const rows = async (name: string, text: string, values: unknown[]) => {
+      await versions.beforeUnvouched();
+      return (await client.query<RecordRowWithChunk>({ name, text, values })).rows;
+    };
+    /** Blobs read with a prepared answer: asked for next, they need no statement of their own. */
+    const withAnswer = new Map<number, StoredBlob | undefined>();
+    const blobOf = (row: BlobRow | undefined) => {
+      const reference = row && blobReference(row);
+      const data = chunkOf(row);
+      if (!reference || (reference.chunkCount === 1 && !data)) return undefined;
+      return storedBlob(reference, this.readChunk, data);
+    };
     return {
       get: async (kind, id) => {
         const [row] = await rows('scoop_get', `${SELECT_RECORD} WHERE r.kind = $1 AND r.id = $2`, [kind, id]);
@@ -186,50 +226,47 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
           }),
         ),
       blob: async (blobId) => {
-        const { rows: found } = await client.query<Omit<RecordRowWithChunk, 'id' | 'doc'>>({
+        if (withAnswer.has(blobId)) return withAnswer.get(blobId);
+        await versions.beforeUnvouched();
+        const { rows: found } = await client.query<BlobRow>({
           name: 'scoop_blob',
-          text: `SELECT b.blob_id, b.size, b.chunk_count, b.sha256, b.encoding, ${CHUNK_COLUMNS('c', 'b')} FROM blobs b LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1 WHERE b.blob_id = $1`,
+          text: `SELECT ${BLOB_COLUMNS} FROM blobs b LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1 WHERE b.blob_id = $1`,
           values: [blobId],
         });
-        const row = found[0];
-        const reference = row && blobReference(row);
-        const data = chunkOf(row);
-        if (!reference || (reference.chunkCount === 1 && !data)) return undefined;
-        return storedBlob(reference, this.readChunk, data);
+        return blobOf(found[0]);
       },
       answer: async (operation, key, layout, format) => {
-        // As base64: a third more than the bytes on the wire and a fast decode, where a bytea's hex is twice.
-        const { rows: found } = await client.query<Omit<AnswerRow, 'fragment'> & { fragment: string }>({
+        const { rows: found } = await client.query<AnswerWithBlobsRow>({
           name: `scoop_answer_${layout}`,
-          text: `SELECT encode(${layout}, 'base64') AS fragment, visible_from, visible_until FROM answers WHERE operation = $1 AND key = $2 AND format = $3`,
+          text: answerWithBlobs(layout),
           values: [operation, key, format],
         });
-        const row = found[0];
-        return storedAnswer(row && { ...row, fragment: Buffer.from(row.fragment, 'base64') });
+        versions.saw(Number(found[0]!.content_version));
+        const [first] = found;
+        if (!first || first.fragment === null) return undefined;
+        for (const row of found) if (row.listed_blob !== null) withAnswer.set(row.listed_blob, blobOf(row));
+        return storedAnswer({ ...first, fragment: Buffer.from(first.fragment, 'base64') });
       },
     };
   }
 
   private readonly source: RecordSource = {
     knownVersion: () => this.watch.current(),
-    // The content version before and after, not a REPEATABLE READ transaction: an import
-    // bumps the version in the transaction that writes its rows, so an unchanged version
-    // means every statement in between saw that version's rows. A transaction cost two
-    // round trips more (BEGIN, COMMIT) on every read that missed the record cache.
+    // No REPEATABLE READ transaction: it cost two round trips more (BEGIN, COMMIT) on every
+    // read that missed the record cache (read-versions.ts says how a read is one version's).
     consistent: (read) =>
-      this.pool.withClient((client) =>
-        versionChecked(
+      this.pool.withClient(async (client) => {
+        const done = await vouchedRead(
           async () =>
             Number(
               (await client.query<{ value: string }>({ name: 'scoop_version', text: VERSION })).rows[0]!
                 .value,
             ),
-          (version) => {
-            this.watch.observe(version);
-            return read(this.snapshotOn(client), version);
-          },
-        ),
-      ),
+          (versions) => read(this.snapshotOn(client, versions)),
+        );
+        this.watch.observe(done.version);
+        return done;
+      }),
   };
 
   async read<T>(read: (snapshot: Snapshot) => Promise<T>): Promise<T> {

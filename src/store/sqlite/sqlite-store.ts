@@ -172,7 +172,7 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
     consistent: (read) =>
       versionChecked(
         () => this.contentVersion(),
-        (version) => read(this.snapshot, version),
+        async (version) => ({ result: await read(this.snapshot), version }),
       ),
   };
 
