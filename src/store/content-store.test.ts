@@ -13,6 +13,7 @@ import { DATABASES, type TestDatabase, type TestLocation, withPg } from '../../t
 import { Authenticator } from '../auth/authenticator.ts';
 import { hashToken } from '../auth/tokens.ts';
 import { isScoopError } from '../contract/errors.ts';
+import { ANSWERS_FORMAT } from '../prepare/prepared-operations.ts';
 import { base64Chunks, base64Length } from '../xml/binary.ts';
 import { CHUNK_BYTES, STORED_INPUT_BYTES } from './blob-chunks.ts';
 import { type ContentStore, parseDoc, type StoredBlob } from './content-store.ts';
@@ -97,8 +98,9 @@ function storeBehaviour(db: TestDatabase): void {
 
   describe('readers during an import', () => {
     /**
-     * What one read sees: the article and the areas, city-app area, attachment and
-     * newsletters it leads to, each reduced to the generation its name ends with.
+     * What one read sees: the article's prepared answer (a statement that carries the content
+     * version), then the article and the areas, city-app area, attachment and newsletters it
+     * leads to (statements that do not), each reduced to the generation its names end with.
      */
     function generationsSeen(store: ContentStore): Promise<Set<string>> {
       return store.read(async (snapshot) => {
@@ -108,6 +110,9 @@ function storeBehaviour(db: TestDatabase): void {
           assert.ok(gen, `no generation in ${doc}`);
           seen.add(gen);
         };
+        const answer = await snapshot.answer('getArtikelDetails', '1', 'compact', ANSWERS_FORMAT);
+        assert.ok(answer, 'the article has a prepared answer');
+        for (const [, gen] of answer.fragment.toString().matchAll(/gen (\d+)/g)) seen.add(gen!);
         const artikel = await snapshot.get('artikel', '1');
         assert.ok(artikel);
         note(artikel.doc);

@@ -4,19 +4,11 @@
  * - hot records are kept in memory, tagged with the version they belong to, and the
  *   whole cache is dropped when the version moves on;
  * - a read that finds everything in the cache is one version's data by construction;
- * - a read that misses runs again inside the store's own consistent read (a transaction,
- *   or a version check around it), and fills the cache only when that read's version is
- *   the cache's.
+ * - a read that misses runs again inside the store's own consistent read (read-versions.ts),
+ *   and fills the cache only when that read's version is the cache's.
  */
 import type { CacheObserver } from '../cache/observer.ts';
-import {
-  type RecordKind,
-  type Snapshot,
-  type StoredAnswer,
-  type StoredBlob,
-  type StoredRecord,
-  StoreUnavailableError,
-} from './content-store.ts';
+import type { RecordKind, Snapshot, StoredAnswer, StoredBlob, StoredRecord } from './content-store.ts';
 
 /** What a store offers underneath the cache. */
 export interface RecordSource {
@@ -28,27 +20,6 @@ export interface RecordSource {
    * than once (a retry after an import committed in between).
    */
   consistent<T>(read: (snapshot: Snapshot) => Promise<T>): Promise<{ result: T; version: number }>;
-}
-
-/** Reads that saw an import commit in their midst are made again, this many times at most. */
-export const MAX_READ_ATTEMPTS = 5;
-
-/**
- * A read of one content version without a transaction, as both stores make it: the
- * version before and after, and the read made again when they differ. An import bumps
- * the version in the transaction that writes its rows, so an unchanged version vouches
- * for every statement in between.
- */
-export async function versionChecked<T>(
-  version: () => Promise<number>,
-  read: (version: number) => Promise<T>,
-): Promise<T> {
-  for (let attempt = 0; attempt < MAX_READ_ATTEMPTS; attempt++) {
-    const before = await version();
-    const result = await read(before);
-    if ((await version()) === before) return result;
-  }
-  throw new StoreUnavailableError('the content kept changing while it was read');
 }
 
 type Entry =

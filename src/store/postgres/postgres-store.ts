@@ -19,6 +19,7 @@ import type {
   StoreHealth,
 } from '../content-store.ts';
 import { schemaStatus } from '../migration-runner.ts';
+import { type ReadVersions, vouchedRead } from '../read-versions.ts';
 import { RecordCache, type RecordSource } from '../record-cache.ts';
 import {
   type AnswerRow,
@@ -34,7 +35,6 @@ import { PostgresImportTransaction } from './import-transaction.ts';
 import { type PostgresLocation, parsePostgresLocation } from './location.ts';
 import { appliedMigrations, lockKey, MIGRATIONS, migrate } from './migrations.ts';
 import { PostgresPool } from './pool.ts';
-import { type ReadVersions, vouchedRead } from './read-versions.ts';
 import { PostgresTokenTable } from './tokens.ts';
 import { PostgresVersionWatch } from './version-watch.ts';
 

@@ -19,7 +19,8 @@ import type {
   StoreHealth,
 } from '../content-store.ts';
 import { schemaStatus } from '../migration-runner.ts';
-import { RecordCache, type RecordSource, versionChecked } from '../record-cache.ts';
+import { type ReadVersions, vouchedRead } from '../read-versions.ts';
+import { RecordCache, type RecordSource } from '../record-cache.ts';
 import {
   type AnswerRow,
   blobReference,
@@ -39,6 +40,12 @@ import { SqliteVersionWatch } from './version-watch.ts';
 type Db = Database.Database;
 
 const DEFAULT_CACHE_BYTES = 16 * 1024 * 1024;
+
+/** A row that carries the content version its statement saw: one row even when nothing matched. */
+type Versioned<R> = R & { readonly content_version: string };
+type Nullable<R> = { readonly [K in keyof R]: R[K] | null };
+const VERSION_COLUMN = 'm.value AS content_version';
+const OF_VERSION = "WHERE m.key = 'content_version'";
 
 export interface SqliteStoreOptions {
   /**
@@ -94,19 +101,19 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
     this.statements = {
       get: db.prepare<[string, string], RecordRow>(`${select} WHERE r.kind = ? AND r.id = ?`),
       all: db.prepare<[string], RecordRow>(`${select} WHERE r.kind = ? ORDER BY CAST(r.id AS INTEGER), r.id`),
-      // A blob and, when it is one chunk, that chunk: one statement.
-      blob: db.prepare<[number], Omit<RecordRow, 'id' | 'doc'> & { data: Buffer | null }>(
-        'SELECT b.blob_id, b.size, b.chunk_count, b.sha256, b.encoding, c.data FROM blobs b LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1 WHERE b.blob_id = ?',
+      // A blob and, when it is one chunk, that chunk, with the content version (read-versions.ts).
+      blob: db.prepare<[number], Versioned<Omit<RecordRow, 'id' | 'doc'> & { data: Buffer | null }>>(
+        `SELECT ${VERSION_COLUMN}, b.blob_id, b.size, b.chunk_count, b.sha256, b.encoding, c.data FROM meta m LEFT JOIN blobs b ON b.blob_id = ? LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1 ${OF_VERSION}`,
       ),
       chunk: db.prepare<[number, number], { data: Buffer }>(
         'SELECT data FROM blob_chunks WHERE blob_id = ? AND seq = ?',
       ),
       version: db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'content_version'"),
-      compact: db.prepare<[string, string, string], AnswerRow>(
-        'SELECT compact AS fragment, visible_from, visible_until FROM answers WHERE operation = ? AND key = ? AND format = ?',
+      compact: db.prepare<[string, string, string], Versioned<Nullable<AnswerRow>>>(
+        `SELECT ${VERSION_COLUMN}, a.compact AS fragment, a.visible_from, a.visible_until FROM meta m LEFT JOIN answers a ON a.operation = ? AND a.key = ? AND a.format = ? ${OF_VERSION}`,
       ),
-      indented: db.prepare<[string, string, string], AnswerRow>(
-        'SELECT indented AS fragment, visible_from, visible_until FROM answers WHERE operation = ? AND key = ? AND format = ?',
+      indented: db.prepare<[string, string, string], Versioned<Nullable<AnswerRow>>>(
+        `SELECT ${VERSION_COLUMN}, a.indented AS fragment, a.visible_from, a.visible_until FROM meta m LEFT JOIN answers a ON a.operation = ? AND a.key = ? AND a.format = ? ${OF_VERSION}`,
       ),
       // Orphaned blobs (no record since the last import) wait for their sweep; they are not in use.
       large: db.prepare<[number], RecordRow>(`${select} WHERE b.size >= ?`),
@@ -130,49 +137,59 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
     return unavailableOnIoError(() => this.statements.chunk.get(blobId, seq)?.data);
   };
 
-  /** One statement at a time; the record cache's version check makes a read consistent. */
-  private readonly snapshot: Snapshot = {
-    get: async (kind, id) =>
-      unavailableOnIoError(() => {
-        const row = this.statements.get.get(kind, id);
-        return row ? this.toRecord(row) : undefined;
-      }),
-    getMany: async (kind, ids) =>
-      unavailableOnIoError(() => {
-        const found = new Map<string, StoredRecord>();
-        for (const id of ids) {
-          if (found.has(id)) continue;
-          const row = this.statements.get.get(kind, id);
-          if (row) found.set(id, this.toRecord(row));
-        }
-        return found;
-      }),
-    all: async (kind) =>
-      unavailableOnIoError(() =>
-        this.statements.all.all(kind).map((row) => ({ id: row.id, record: this.toRecord(row) })),
-      ),
-    blob: async (blobId) =>
-      unavailableOnIoError(() => {
-        const row = this.statements.blob.get(blobId);
-        const reference = row && blobReference(row);
-        if (!reference || (reference.chunkCount === 1 && !row.data)) return undefined;
-        return storedBlob(reference, this.readChunk, row.data ?? undefined);
-      }),
-    answer: async (operation, key, layout, format) =>
-      unavailableOnIoError(() => storedAnswer(this.statements[layout].get(operation, key, format))),
-  };
-
   /**
-   * better-sqlite3 transactions cannot span awaits, so a multi-statement read checks the
-   * content version before and after instead: an import bumps it in the same transaction
-   * as its data, so an unchanged version means every statement saw the same state.
+   * One statement at a time, for one read: the answer and blob statements select the content
+   * version with their rows, the record statements are vouched for around them (read-versions.ts).
    */
+  private snapshotFor(versions: ReadVersions): Snapshot {
+    const { statements } = this;
+    const unvouched = async <T>(read: () => T): Promise<T> => {
+      await versions.beforeUnvouched();
+      return unavailableOnIoError(read);
+    };
+    const vouched = <R extends { content_version: string }>(row: R): R => {
+      versions.saw(Number(row.content_version));
+      return row;
+    };
+    return {
+      get: (kind, id) =>
+        unvouched(() => {
+          const row = statements.get.get(kind, id);
+          return row ? this.toRecord(row) : undefined;
+        }),
+      getMany: (kind, ids) =>
+        unvouched(() => {
+          const found = new Map<string, StoredRecord>();
+          for (const id of ids) {
+            if (found.has(id)) continue;
+            const row = statements.get.get(kind, id);
+            if (row) found.set(id, this.toRecord(row));
+          }
+          return found;
+        }),
+      all: (kind) =>
+        unvouched(() => statements.all.all(kind).map((row) => ({ id: row.id, record: this.toRecord(row) }))),
+      blob: async (blobId) =>
+        unavailableOnIoError(() => {
+          const row = vouched(statements.blob.get(blobId)!);
+          const reference = blobReference(row);
+          if (!reference || (reference.chunkCount === 1 && !row.data)) return undefined;
+          return storedBlob(reference, this.readChunk, row.data ?? undefined);
+        }),
+      answer: async (operation, key, layout, format) =>
+        unavailableOnIoError(() => {
+          const row = vouched(statements[layout].get(operation, key, format)!);
+          return row.fragment === null ? undefined : storedAnswer({ ...row, fragment: row.fragment });
+        }),
+    };
+  }
+
   private readonly source: RecordSource = {
     knownVersion: () => this.knownVersion(),
     consistent: (read) =>
-      versionChecked(
+      vouchedRead(
         () => this.contentVersion(),
-        async (version) => ({ result: await read(this.snapshot), version }),
+        (versions) => read(this.snapshotFor(versions)),
       ),
   };
 

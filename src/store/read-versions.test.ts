@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { StoreUnavailableError } from '../content-store.ts';
+import { StoreUnavailableError } from './content-store.ts';
 import { vouchedRead } from './read-versions.ts';
 
 /** A content version that imports move on; each look at it is counted. */

@@ -1,15 +1,19 @@
 /**
- * One read of the PostgreSQL store, vouched for as one content version with as few round
- * trips as its statements allow. A statement sees one committed state (READ COMMITTED takes
- * a snapshot per statement), and an import bumps the content version in the transaction
- * that writes its rows, so a statement that selects the version with its rows vouches for
- * itself. Statements that do not are vouched for as versionChecked does (record-cache.ts):
- * the version before the first of them and after the read. The read is one version's
- * when every version it saw is the same; a prepared answer, read with its blobs in one
- * statement, is then one round trip instead of four or more.
+ * One read of a store, vouched for as one content version with as few statements as it
+ * allows, without a transaction (better-sqlite3's cannot span awaits; PostgreSQL's costs
+ * two round trips). A statement sees one committed state (SQLite's autocommit statement,
+ * PostgreSQL's READ COMMITTED snapshot), and an import bumps the content version in the
+ * transaction that writes its rows, so a statement that selects the version with its rows
+ * vouches for itself. Statements that do not are vouched for by the version before the
+ * first of them and after the read: unchanged, nothing committed in between. The read is
+ * one version's when every version it saw is the same; a prepared answer and its blobs
+ * then need no statement of their own for the version (on PostgreSQL, one round trip
+ * instead of four or more).
  */
-import { StoreUnavailableError } from '../content-store.ts';
-import { MAX_READ_ATTEMPTS } from '../record-cache.ts';
+import { StoreUnavailableError } from './content-store.ts';
+
+/** Reads that saw an import commit in their midst are made again, this many times at most. */
+const MAX_READ_ATTEMPTS = 5;
 
 export class ReadVersions {
   private first: number | undefined;
