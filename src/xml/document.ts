@@ -57,12 +57,21 @@ export interface ParsedDocument {
 /** The root of every scope chain: no prototype, so a prefix such as `constructor` finds nothing. */
 const NO_NAMESPACES: Readonly<Record<string, string>> = Object.freeze(Object.create(null));
 
+/** How many names a scope holds (a chained one: too many to copy): only small ones are copied again. */
+const NAMES = Symbol('names in scope');
+type CopiedScope = Record<string, string> & { [NAMES]?: number };
+/** In-scope names up to which a scope is copied rather than chained. */
+const MAX_COPIED_NAMES = 32;
+
 /**
- * The declarations in scope for an element: its own on top of its parent's, chained by
- * prototype rather than copied. Copying cost O(declarations in scope) per element, so
- * 31 ancestors with 64 declarations each over 10,000 leaves (an 88 KB body) took
- * seconds of CPU; a chain costs O(own declarations), and an element that declares
- * nothing shares its parent's scope (Namespaces in XML 1.0 §6.1: scope is inherited).
+ * The declarations in scope for an element: its own on top of its parent's. A small scope
+ * is copied: a SOAP envelope's few declarations then make a few plain objects, where a
+ * prototype chain made V8 turn each parent into a prototype (half the time of parsing a
+ * small request). Past MAX_COPIED_NAMES names in scope they are chained by prototype
+ * instead: copying cost O(declarations in scope) per element, so 31 ancestors with 64
+ * declarations each over 10,000 leaves (an 88 KB body) took seconds of CPU; a chain costs
+ * O(own declarations). An element that declares nothing shares its parent's scope
+ * (Namespaces in XML 1.0 §6.1: scope is inherited).
  */
 export function namespacesInScope(
   inherited: Readonly<Record<string, string>> | undefined,
@@ -71,7 +80,25 @@ export function namespacesInScope(
   const parent = inherited ?? NO_NAMESPACES;
   const names = Object.keys(declared);
   if (names.length === 0) return parent;
-  const scope: Record<string, string> = Object.create(parent);
+  const inParent = parent === NO_NAMESPACES ? 0 : (parent as CopiedScope)[NAMES];
+  if (inParent !== undefined && inParent + names.length <= MAX_COPIED_NAMES) {
+    // No prototype, as NO_NAMESPACES: a prefix such as `constructor` finds nothing.
+    const scope: CopiedScope = Object.create(null);
+    let count = 0;
+    for (const name in parent) {
+      scope[name] = parent[name]!;
+      count++;
+    }
+    for (const name of names) {
+      if (!(name in scope)) count++;
+      scope[name] = declared[name]!;
+    }
+    scope[NAMES] = count;
+    return scope;
+  }
+  const scope: CopiedScope = Object.create(parent);
   for (const name of names) scope[name] = declared[name]!;
+  // Its own, so that a chain never reads a copied ancestor's count as its own.
+  scope[NAMES] = Number.POSITIVE_INFINITY;
   return scope;
 }

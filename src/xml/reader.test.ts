@@ -86,7 +86,28 @@ describe('parseXml: tree and namespaces', () => {
     assert.equal(root.namespaces.constructor, undefined, 'no Object.prototype members');
   });
 
-  test('namespace scopes are chained, not copied: many declarations over many elements stay fast', () => {
+  test('a few declarations are copied into each scope, many are chained; either way each prefix resolves as declared', () => {
+    const small = '<a xmlns:p="urn:p" xmlns:q="urn:q"><b xmlns:p="urn:p2"><c xmlns:r="urn:r"/></b></a>';
+    const c = parseXml(small).root.children[0]!.children[0]!;
+    assert.deepEqual(inScope(c.namespaces), { p: 'urn:p2', q: 'urn:q', r: 'urn:r' });
+    assert.equal(Object.getPrototypeOf(c.namespaces), null, 'a small scope is a copy');
+    assert.equal(c.namespaces.constructor, undefined);
+    let many = '';
+    for (let i = 0; i < 40; i++) many += ` xmlns:m${i}="urn:m${i}"`;
+    const big = parseXml(`<a xmlns:p="urn:p"><b${many}><c xmlns:r="urn:r"><d xmlns:s="urn:s"/></c></b></a>`);
+    const d = big.root.children[0]!.children[0]!.children[0]!;
+    assert.deepEqual(
+      Object.keys(d.namespaces),
+      ['s'],
+      'past 32 names in scope, an element adds only its own',
+    );
+    assert.equal(d.namespaces.m39, 'urn:m39');
+    assert.equal(d.namespaces.p, 'urn:p');
+    assert.equal(d.namespaces.r, 'urn:r');
+    assert.equal(inScope(d.namespaces).m0, 'urn:m0');
+  });
+
+  test('namespace scopes past a few names are chained, not copied: many declarations over many elements stay fast', () => {
     let open = '';
     let close = '';
     for (let depth = 0; depth < 30; depth++) {
@@ -101,6 +122,20 @@ describe('parseXml: tree and namespaces', () => {
     let leafParent = root;
     while (leafParent.children[0]!.local === 'e') leafParent = leafParent.children[0]!;
     assert.equal(leafParent.children[0]!.namespaces.p0_0, 'urn:0:0');
+  });
+
+  test('leaves that each declare a namespace under a large scope chain it, not copy it', () => {
+    let declarations = '';
+    for (let i = 0; i < 64; i++) declarations += ` xmlns:p${i}="urn:${i}"`;
+    const leaves = '<a xmlns:z="urn:z"/>'.repeat(9_000);
+    const limits = { ...DEFAULT_XML_LIMITS, maxDocumentAttributes: 20_000 };
+    const started = Date.now();
+    const { root } = parseXml(`<r xmlns:q="urn:q"><e${declarations}>${leaves}</e></r>`, limits);
+    assert.ok(Date.now() - started < 2_000, `took ${Date.now() - started} ms`);
+    const leaf = root.children[0]!.children[8_999]!;
+    assert.deepEqual(Object.keys(leaf.namespaces), ['z']);
+    assert.equal(leaf.namespaces.p63, 'urn:63');
+    assert.equal(leaf.namespaces.q, 'urn:q');
   });
 
   test('childElements filters by namespace and local name', () => {
