@@ -1,5 +1,5 @@
 /**
- * The import's file encoder: in its worker thread it stores exactly what the import's own
+ * The import's file encoder: its worker thread encodes exactly what the import's own
  * thread would, and refuses a file that changed since it was hashed the same way.
  */
 import assert from 'node:assert/strict';
@@ -10,6 +10,7 @@ import { assertRefused, bundleJson, pattern, scratch } from '../../test/support/
 import { STORED_INPUT_BYTES } from './blob-chunks.ts';
 import type { BundleFile } from './bundle/bundle.ts';
 import { closeBundle, readBundle } from './bundle/read-bundle.ts';
+import { encodeWhole } from './file-chunks.ts';
 import { FileEncoder } from './file-encoder.ts';
 
 const s = scratch();
@@ -32,15 +33,13 @@ const base64 = (chunks: readonly Buffer[]) => Buffer.concat(chunks).toString('la
 
 describe('FileEncoder', () => {
   for (const heldFiles of [0, 3, 256]) {
-    test(`a worker encodes as the calling thread does, files asked for at once (${heldFiles} held open)`, async () => {
+    test(`the worker encodes as the import's thread does, files asked for at once (${heldFiles} held open)`, async () => {
       const { bundle, list } = await files(heldFiles);
-      const inWorker = new FileEncoder(true);
-      const here = new FileEncoder(false);
+      const encoder = new FileEncoder();
       try {
-        const encoded = await Promise.all(list.map((file) => inWorker.encode(file)));
-        const expectations = await Promise.all(list.map((file) => here.encode(file)));
+        const encoded = await Promise.all(list.map((file) => encoder.encode(file)));
         for (const [i, file] of list.entries()) {
-          const expected = expectations[i]!;
+          const expected = await encodeWhole(file, () => undefined, Buffer.alloc(STORED_INPUT_BYTES));
           assert.deepEqual(
             encoded[i]!.chunks.map((c) => c.length),
             expected.chunks.map((c) => c.length),
@@ -50,8 +49,7 @@ describe('FileEncoder', () => {
           assert.equal(encoded[i]!.size, file.size);
         }
       } finally {
-        await inWorker.close();
-        await here.close();
+        await encoder.close();
         await closeBundle(bundle);
       }
     });
@@ -62,7 +60,7 @@ describe('FileEncoder', () => {
     const file: BundleFile = list[4]!;
     writeFileSync(path.join(folder, 'files/neu.bin'), 'anders');
     renameSync(path.join(folder, 'files/neu.bin'), path.join(folder, 'files/4000.bin'));
-    const encoder = new FileEncoder(true);
+    const encoder = new FileEncoder();
     try {
       await assertRefused(
         encoder.encode(file),
@@ -77,17 +75,15 @@ describe('FileEncoder', () => {
     }
   });
 
-  for (const inWorker of [true, false]) {
-    test(`once closed, it reads no file any more (${inWorker ? 'in a worker' : 'inline'})`, async () => {
-      const { bundle, list } = await files(3);
-      const encoder = new FileEncoder(inWorker);
-      await encoder.encode(list[1]!);
-      const asked = list.map((file) => encoder.encode(file));
-      await encoder.close();
-      await closeBundle(bundle);
-      const settled = await Promise.allSettled(asked);
-      assert.ok(settled.every((s) => s.status === 'fulfilled' || /closed/.test(String(s.reason))));
-      await assert.rejects(encoder.encode(list[2]!), /closed/);
-    });
-  }
+  test('once closed, it reads no file any more', async () => {
+    const { bundle, list } = await files(3);
+    const encoder = new FileEncoder();
+    await encoder.encode(list[1]!);
+    const asked = list.map((file) => encoder.encode(file));
+    await encoder.close();
+    await closeBundle(bundle);
+    const settled = await Promise.allSettled(asked);
+    assert.ok(settled.every((s) => s.status === 'fulfilled' || /closed/.test(String(s.reason))));
+    await assert.rejects(encoder.encode(list[2]!), /closed/);
+  });
 });

@@ -1,24 +1,15 @@
 /**
  * Reads, hashes and base64-encodes an import's small files (file-chunks.ts) in a worker
  * thread (encode-worker.ts), so that the import's own thread writes records and blobs
- * while the next files are being encoded: on two cores the files cost the import little
- * more than their inserts. The worker reads the descriptors the bundle holds open (a
- * descriptor belongs to the process) and opens the others by the same rules; the owner
- * closes the held ones, after close() has stopped the worker.
- *
- * A worker takes tens of milliseconds to start: a bundle with few files' bytes to encode
- * is encoded on the calling thread instead, by the same code.
+ * while the next files are being encoded (import-files.ts). The worker reads the
+ * descriptors the bundle holds open (a descriptor belongs to the process) and opens the
+ * others by the same rules; the owner closes the held ones, after close() has stopped it.
  */
 import { Worker } from 'node:worker_threads';
-import { STORED_INPUT_BYTES } from './blob-chunks.ts';
 import type { BundleFile } from './bundle/bundle.ts';
 import type { SourceDescription } from './bundle/bundle-file.ts';
 import { BundleError } from './bundle/validate.ts';
 import type { EncodedBlob } from './content-store.ts';
-import { encodeWhole } from './file-chunks.ts';
-
-/** Below this many bytes of files to encode, starting a worker costs more than it saves. */
-export const WORKER_MIN_BYTES = 8 * 1024 * 1024;
 
 export interface EncodeRequest {
   readonly id: number;
@@ -55,27 +46,9 @@ export class FileEncoder {
   private nextId = 0;
   private readonly waiting = new Map<number, Waiting>();
   private failure: Error | undefined;
-  /** Without a worker, files are read into this. */
-  private readonly scratch: Buffer | undefined;
-  private inline: Promise<unknown> = Promise.resolve();
-
-  /** `inWorker`: encode in a worker thread, else on the calling thread (see WORKER_MIN_BYTES). */
-  constructor(inWorker: boolean) {
-    this.scratch = inWorker ? undefined : Buffer.allocUnsafe(STORED_INPUT_BYTES);
-  }
 
   /** The file's stored chunks; refused (BundleError) when it changed since it was hashed. */
   encode(file: BundleFile): Promise<EncodedBlob> {
-    const scratch = this.scratch;
-    if (scratch) {
-      // One file at a time, as in the worker: they share the scratch buffer.
-      const blob = this.inline.then(() => {
-        if (this.failure) throw this.failure;
-        return encodeWhole(file, () => undefined, scratch);
-      });
-      this.inline = blob.catch(() => undefined);
-      return blob;
-    }
     if (this.failure) return Promise.reject(this.failure);
     const worker = this.started();
     const id = this.nextId++;
@@ -92,7 +65,6 @@ export class FileEncoder {
     const worker = this.worker;
     this.worker = undefined;
     this.failure ??= new Error('the file encoder is closed');
-    await this.inline;
     if (worker) await worker.terminate();
     this.failAll(this.failure);
   }

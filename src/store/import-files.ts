@@ -1,20 +1,26 @@
 /**
  * An import's files, each distinct content stored once as a blob before the records that
- * name it are written. Small files are read and encoded ahead of the batch that stores
- * them (file-encoder.ts: in a worker thread, for a bundle with many), at most AHEAD_BYTES
- * of them at once, so that encoding overlaps writing; large ones stream a chunk at a time.
+ * name it are written. With many small files, a worker thread (file-encoder.ts) reads and
+ * encodes two in three of them ahead of the batch that stores them, at most AHEAD_BYTES at
+ * once, so that encoding overlaps writing; the import's thread encodes the third itself
+ * as it stores it, rather than wait for the worker with nothing else to do. Large files
+ * stream a chunk at a time.
  */
 import { RECORD_KINDS } from '../contract/documents.ts';
 import { STORED_INPUT_BYTES } from './blob-chunks.ts';
 import type { Bundle, BundleFile, BundleRecord } from './bundle/bundle.ts';
 import type { EncodedBlob, ImportTransaction } from './content-store.ts';
-import { fileChunks } from './file-chunks.ts';
-import { FileEncoder, WORKER_MIN_BYTES } from './file-encoder.ts';
+import { encodeWhole, fileChunks } from './file-chunks.ts';
+import { FileEncoder } from './file-encoder.ts';
 
 /** Files up to this size are read whole and stored with others; larger ones stream a chunk at a time. */
 export const SMALL_FILE_BYTES = 1024 * 1024;
 /** Bytes of small files read ahead of their batch, encoded or being encoded, until they are stored. */
 const AHEAD_BYTES = 32 * 1024 * 1024;
+/** Below this many bytes of small files to store, starting a worker costs more than it saves. */
+export const WORKER_MIN_BYTES = 8 * 1024 * 1024;
+/** Every this many small files, one is encoded by the import's thread (see above). */
+const OWN_SHARE = 3;
 /** Blobs looked up per call (on PostgreSQL, one round trip each). */
 const LOOKUP_BATCH = 500;
 
@@ -30,14 +36,14 @@ export class ImportFiles {
   private readonly blobs = new Map<string, number>();
   /** Small files read ahead, not stored yet. */
   private readonly ahead = new Map<string, Promise<EncodedBlob>>();
-  /** Every small file whose reading was started, ahead or not: none is read twice. */
-  private readonly started = new Set<string>();
   private aheadBytes = 0;
-  /** The small files to store, distinct, in the order the batches store them; `next` is the first not started. */
-  private readonly pending: BundleFile[] = [];
+  /** Small files being read or read, ahead or not: none is read twice. */
+  private readonly taken = new Set<string>();
+  /** The small files the worker is to read, distinct, in the order the batches store them; `next` is the first not started. */
+  private readonly pending: readonly BundleFile[] = [];
   private next = 0;
-  private readonly encoder: FileEncoder;
-  // Large files are read one at a time, each read into this (encodedChunks copies what it keeps).
+  private readonly encoder: FileEncoder | undefined;
+  // This thread's files are read one at a time, each into this (encodedChunks copies what it keeps).
   private readonly scratch = Buffer.allocUnsafe(STORED_INPUT_BYTES);
   blobsStored = 0;
   bytesStored = 0;
@@ -49,13 +55,10 @@ export class ImportFiles {
     files: readonly BundleFile[],
   ) {
     for (const [sha256, blobId] of found) this.blobs.set(sha256, blobId);
-    let bytes = 0;
-    for (const file of files) {
-      if (found.has(file.sha256) || file.size > SMALL_FILE_BYTES) continue;
-      this.pending.push(file);
-      bytes += file.size;
-    }
-    this.encoder = new FileEncoder(bytes >= WORKER_MIN_BYTES);
+    const small = files.filter((file) => !found.has(file.sha256) && file.size <= SMALL_FILE_BYTES);
+    if (small.reduce((n, file) => n + file.size, 0) < WORKER_MIN_BYTES) return;
+    this.pending = small.filter((_, i) => i % OWN_SHARE !== OWN_SHARE - 1);
+    this.encoder = new FileEncoder();
     this.readAhead();
   }
 
@@ -117,15 +120,15 @@ export class ImportFiles {
 
   /** Stops reading ahead; resolves once no file is read any more (the bundle's files may then be closed). */
   async close(): Promise<void> {
-    await this.encoder.close();
+    await this.encoder?.close();
   }
 
-  /** A small file's chunks, read ahead or (past AHEAD_BYTES) now. */
+  /** A small file's chunks, read ahead by the worker or now. */
   private encoded(file: BundleFile): Promise<EncodedBlob> {
     const ahead = this.ahead.get(file.sha256);
     if (!ahead) {
-      this.started.add(file.sha256);
-      return this.encoder.encode(file);
+      this.taken.add(file.sha256);
+      return encodeWhole(file, () => undefined, this.scratch);
     }
     this.ahead.delete(file.sha256);
     this.aheadBytes -= file.size;
@@ -133,10 +136,11 @@ export class ImportFiles {
   }
 
   private readAhead(): void {
+    if (!this.encoder) return;
     while (this.next < this.pending.length && this.aheadBytes < AHEAD_BYTES) {
       const file = this.pending[this.next++]!;
-      if (this.started.has(file.sha256)) continue;
-      this.started.add(file.sha256);
+      if (this.taken.has(file.sha256)) continue;
+      this.taken.add(file.sha256);
       const blob = this.encoder.encode(file);
       // Awaited when its batch is stored; a refusal before then must not go unhandled meanwhile.
       blob.catch(() => undefined);
