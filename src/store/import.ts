@@ -4,7 +4,6 @@
  * whatever the bundle does not hold. References are checked against the resulting
  * state before commit, so a refused bundle changes nothing.
  */
-import { createHash } from 'node:crypto';
 import {
   ARTIKEL_REFERENCES,
   RECORD_KINDS,
@@ -12,11 +11,11 @@ import {
   type ReferencedKind,
   type StoredDocument,
 } from '../contract/documents.ts';
-import { encodedChunks, STORED_INPUT_BYTES } from './blob-chunks.ts';
-import type { Bundle, BundleFile, BundleRecord } from './bundle/bundle.ts';
+import type { Bundle, BundleRecord } from './bundle/bundle.ts';
 import { closeBundle, type ReadOptions, readBundle } from './bundle/read-bundle.ts';
 import { BundleError } from './bundle/validate.ts';
-import type { ContentStore, EncodedBlob, ImportTransaction, RecordRow, StoredRow } from './content-store.ts';
+import type { ContentStore, ImportTransaction, RecordRow, StoredRow } from './content-store.ts';
+import { ImportFiles, SMALL_FILE_BYTES, turn } from './import-files.ts';
 
 export interface KindSummary {
   added: number;
@@ -78,61 +77,8 @@ export interface ImportOptions {
 
 /** Records read, compared and written per round trip (on PostgreSQL, each call is one). */
 const BATCH_RECORDS = 500;
-/** Files up to this size are read whole and stored with others; larger ones stream a chunk at a time. */
-const SMALL_FILE_BYTES = 1024 * 1024;
 /** Bytes of small files held in memory at once, read and encoded, until they are stored. */
 const BATCH_FILE_BYTES = 16 * 1024 * 1024;
-
-/**
- * A file's stored chunks (blob-chunks.ts), read into `scratch` by the rules it was
- * validated by (bundle-file.ts) while hashing it, refusing it if it changed since.
- */
-async function* fileChunks(
-  file: BundleFile,
-  onBytes: (n: number) => void,
-  scratch: Buffer,
-): AsyncGenerator<Buffer> {
-  const hash = createHash('sha256');
-  let size = 0;
-  for await (const chunk of encodedChunks(file.source.chunks(STORED_INPUT_BYTES, scratch), (piece) => {
-    hash.update(piece);
-    size += piece.length;
-    onBytes(piece.length);
-  }))
-    yield chunk;
-  if (size !== file.size || hash.digest('hex') !== file.sha256) {
-    throw new BundleError(file.name, 'changed while it was being imported');
-  }
-}
-
-/**
- * Files are read synchronously (bundle-file.ts) and SQLite writes so too: the import lets
- * the event loop turn between batches and between a large file's chunks, so that whatever
- * else the process does (a server reading while it imports its seed) is not held up.
- */
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** A large file's chunks, the event loop turning between them. */
-async function* streamedChunks(
-  file: BundleFile,
-  onBytes: (n: number) => void,
-  scratch: Buffer,
-): AsyncGenerator<Buffer> {
-  for await (const chunk of fileChunks(file, onBytes, scratch)) {
-    yield chunk;
-    await turn();
-  }
-}
-
-async function encodeWhole(
-  file: BundleFile,
-  onBytes: (n: number) => void,
-  scratch: Buffer,
-): Promise<EncodedBlob> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of fileChunks(file, onBytes, scratch)) chunks.push(chunk);
-  return { sha256: file.sha256, size: file.size, chunks };
-}
 
 /** A kind's records cut into batches of BATCH_RECORDS, fewer when their small files pass BATCH_FILE_BYTES. */
 function* recordBatches(list: readonly BundleRecord[]): Generator<BundleRecord[]> {
@@ -254,6 +200,54 @@ export async function importBundle(
   }
 }
 
+/** Writes every kind's records, each batch's files first, and removes what the bundle removes. */
+async function writeKinds(
+  tx: ImportTransaction,
+  bundle: Bundle,
+  files: ImportFiles,
+  kinds: Record<RecordKind, KindSummary>,
+  changed: Map<RecordKind, Map<string, ChangedRow | undefined>>,
+  onRecords: (n: number) => void,
+): Promise<void> {
+  for (const kind of RECORD_KINDS) {
+    const list = bundle.records.get(kind) ?? [];
+    for (const batch of recordBatches(list)) {
+      await turn();
+      await files.store(batch);
+      const stored = await tx.rows(
+        kind,
+        batch.map((r) => r.id),
+      );
+      const writes: RecordRow[] = [];
+      for (const record of batch) {
+        const blobId = record.file ? files.blobId(record.file) : null;
+        const doc = JSON.stringify(record.doc);
+        const before = stored.get(record.id);
+        if (!before) kinds[kind].added++;
+        else if (before.doc === doc && before.blobId === blobId) kinds[kind].unchanged++;
+        else kinds[kind].changed++;
+        if (!before || before.doc !== doc || before.blobId !== blobId) {
+          writes.push({ id: record.id, doc, blobId });
+          changed
+            .get(kind)!
+            .set(record.id, { doc, blobId, size: record.file?.size ?? null, parsed: record.doc });
+        }
+      }
+      await tx.putRecords(kind, writes);
+      onRecords(batch.length);
+    }
+    const keep = new Set(list.map((r) => r.id));
+    const named =
+      bundle.mode === 'replace'
+        ? (await tx.ids(kind)).filter((id) => !keep.has(id))
+        : [...new Set(bundle.deletions.get(kind) ?? [])];
+    const remove = [...(await tx.rows(kind, named)).keys()];
+    await tx.deleteRecords(kind, remove);
+    kinds[kind].removed += remove.length;
+    for (const id of remove) changed.get(kind)!.set(id, undefined);
+  }
+}
+
 async function applyBundle(
   store: ContentStore,
   bundle: Bundle,
@@ -275,83 +269,21 @@ async function applyBundle(
       bytes += n;
       report();
     };
-    const blobs = new Map<string, number>();
-    // Files are read one at a time, each read into this (encodedChunks copies what it keeps).
-    const scratch = Buffer.allocUnsafe(STORED_INPUT_BYTES);
-    let blobsStored = 0;
-    let bytesStored = 0;
-    /** Stores the batch's files the store does not hold yet; every file's blob id is then in `blobs`. */
-    const storeFiles = async (batch: readonly BundleRecord[]) => {
-      const files = new Map<string, BundleFile>();
-      for (const { file } of batch) {
-        if (!file) continue;
-        // A content met before is stored once: its bytes count as done.
-        if (blobs.has(file.sha256) || files.has(file.sha256)) onBytes(file.size);
-        else files.set(file.sha256, file);
-      }
-      for (const [sha256, blobId] of await tx.findBlobs([...files.keys()])) {
-        blobs.set(sha256, blobId);
-        onBytes(files.get(sha256)!.size);
-        files.delete(sha256);
-      }
-      const small = [...files.values()].filter((file) => file.size <= SMALL_FILE_BYTES);
-      const encoded: EncodedBlob[] = [];
-      for (const file of small) encoded.push(await encodeWhole(file, onBytes, scratch));
-      const ids = await tx.addBlobs(encoded);
-      for (const [i, blob] of encoded.entries()) blobs.set(blob.sha256, ids[i]!);
-      for (const file of files.values()) {
-        if (file.size <= SMALL_FILE_BYTES) continue;
-        blobs.set(
-          file.sha256,
-          await tx.addBlob(file.sha256, file.size, streamedChunks(file, onBytes, scratch)),
-        );
-      }
-      blobsStored += files.size;
-      for (const file of files.values()) bytesStored += file.size;
-    };
-    for (const kind of RECORD_KINDS) {
-      const list = bundle.records.get(kind) ?? [];
-      for (const batch of recordBatches(list)) {
-        await turn();
-        await storeFiles(batch);
-        const stored = await tx.rows(
-          kind,
-          batch.map((r) => r.id),
-        );
-        const writes: RecordRow[] = [];
-        for (const record of batch) {
-          const blobId = record.file ? blobs.get(record.file.sha256)! : null;
-          const doc = JSON.stringify(record.doc);
-          const before = stored.get(record.id);
-          if (!before) kinds[kind].added++;
-          else if (before.doc === doc && before.blobId === blobId) kinds[kind].unchanged++;
-          else kinds[kind].changed++;
-          if (!before || before.doc !== doc || before.blobId !== blobId) {
-            writes.push({ id: record.id, doc, blobId });
-            changed
-              .get(kind)!
-              .set(record.id, { doc, blobId, size: record.file?.size ?? null, parsed: record.doc });
-          }
-        }
-        await tx.putRecords(kind, writes);
-        records += batch.length;
+    const files = await ImportFiles.start(tx, bundle, onBytes);
+    try {
+      await writeKinds(tx, bundle, files, kinds, changed, (n) => {
+        records += n;
         report();
-      }
-      const keep = new Set(list.map((r) => r.id));
-      const named =
-        bundle.mode === 'replace'
-          ? (await tx.ids(kind)).filter((id) => !keep.has(id))
-          : [...new Set(bundle.deletions.get(kind) ?? [])];
-      const remove = [...(await tx.rows(kind, named)).keys()];
-      await tx.deleteRecords(kind, remove);
-      kinds[kind].removed += remove.length;
-      for (const id of remove) changed.get(kind)!.set(id, undefined);
+      });
+    } finally {
+      // Before the bundle's files are closed (importFolder): nothing reads them any more.
+      await files.close();
     }
     await checkReferences(tx, bundle);
     const t = now();
     await tx.collectBlobs(t, t - (options.blobGraceMs ?? 3_600_000));
     const recordsChanged =
-      blobsStored > 0 ||
+      files.blobsStored > 0 ||
       RECORD_KINDS.some((kind) => kinds[kind].added + kinds[kind].changed + kinds[kind].removed > 0);
     const answersRedone = await prepareAnswers(tx, options.answers, changed, recordsChanged);
     // Answers prepared anew are new content too: caches keyed by the version must move on.
@@ -363,7 +295,14 @@ async function applyBundle(
       contentVersion,
       detail: null,
     });
-    return { contentVersion, contentChanged, kinds, blobsStored, bytesStored, warnings: bundle.warnings };
+    return {
+      contentVersion,
+      contentChanged,
+      kinds,
+      blobsStored: files.blobsStored,
+      bytesStored: files.bytesStored,
+      warnings: bundle.warnings,
+    };
   });
 }
 

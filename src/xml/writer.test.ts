@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { assertWellFormed, renderParts } from '../../test/support/assertions.ts';
 import type { BinarySource } from './binary.ts';
 import { keepBase64 } from './kept-base64.ts';
-import { type BodyPart, bodyLength, XmlWriter } from './writer.ts';
+import { type BodyPart, bodyLength, type MarkupWriter, PairWriter, XmlWriter } from './writer.ts';
 
 function bytesSource(bytes: Uint8Array, chunkSize = 4096): BinarySource {
   return {
@@ -258,4 +258,31 @@ describe('bodyLength', () => {
     assert.equal(bodyLength(parts), (await renderParts(parts)).length);
     assert.equal(bodyLength(parts), '<data>AQIDBAU=</data><t></t>'.length + 3);
   });
+});
+
+describe('PairWriter', () => {
+  // Long texts are encoded once and shared by both layouts: the bytes must not change.
+  for (const length of [1023, 1024, 5000]) {
+    test(`both layouts are what XmlWriter writes, with a ${length}-character text`, () => {
+      const long = 'Bürgerbüro <b>&</b> „Straßenfest“ 😀 '.repeat(200).slice(0, length);
+      const write = (w: MarkupWriter, depth: number) => {
+        w.raw('<r>');
+        w.open('artikel', depth);
+        w.leaf('titel', depth + 1, 'Fest & Feier');
+        w.leaf('text', depth + 1, long);
+        w.plainLeaf('id', depth + 1, '7');
+        w.leaf('leer', depth + 1, '');
+        w.close('artikel', depth);
+      };
+      const pair = new PairWriter();
+      write(pair, 0);
+      const both = pair.finish();
+      const compact = new XmlWriter(false);
+      write(compact, 0);
+      const indented = new XmlWriter(true);
+      write(indented, 1);
+      assert.equal(textOf2(both.compact), textOf(compact));
+      assert.equal(textOf2(both.indented), textOf(indented));
+    });
+  }
 });

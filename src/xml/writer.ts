@@ -117,6 +117,11 @@ export class XmlWriter implements MarkupWriter {
     }
   }
 
+  /** `<name>` and `</name>` around markup already encoded (an escaped text's UTF-8). */
+  encodedLeaf(name: string, depth: number, markup: Buffer): void {
+    this.partLeaf(name, depth, markup);
+  }
+
   /** An element whose content is a body part of its own. */
   private partLeaf(name: string, depth: number, part: BodyPart): void {
     this.text += `${this.lineStart(depth)}<${name}>`;
@@ -137,6 +142,12 @@ export class XmlWriter implements MarkupWriter {
     return this.parts;
   }
 }
+
+/**
+ * A text this long is encoded once for both layouts, as a part of its own: copying it into
+ * each layout's text and encoding that twice cost more than the extra part (an article's body).
+ */
+const SHARED_TEXT_CHARS = 1024;
 
 /**
  * Both layouts of one inside at once (an import prepares both): the compact one from
@@ -168,6 +179,12 @@ export class PairWriter implements MarkupWriter {
   }
 
   plainLeaf(name: string, depth: number, text: string): void {
+    if (text.length >= SHARED_TEXT_CHARS) {
+      const markup = Buffer.from(text, 'utf8');
+      this.compact.encodedLeaf(name, depth, markup);
+      this.indented.encodedLeaf(name, depth + 1, markup);
+      return;
+    }
     this.compact.plainLeaf(name, depth, text);
     this.indented.plainLeaf(name, depth + 1, text);
   }

@@ -200,6 +200,18 @@ export function* descriptorChunks(
 }
 
 /**
+ * A BundleFileSource as plain data, for another thread of the process (file-encoder.ts):
+ * a descriptor is the process's, so the other thread reads the one held here.
+ */
+export interface SourceDescription {
+  readonly place: Place;
+  readonly rules: OpenRules;
+  readonly identity: Identity;
+  readonly size: number;
+  readonly held: number | undefined;
+}
+
+/**
  * One file of a bundle, opened and checked: read from the descriptor it was opened with
  * while that is held, or else opened again by the same rules and required to be the same file.
  */
@@ -217,6 +229,16 @@ export class BundleFileSource {
     const opened = openInside(place, rules);
     if (!hold) closeSync(opened.fd);
     return new BundleFileSource(place, rules, opened, opened.size, hold ? opened.fd : undefined);
+  }
+
+  /** The same file read in another thread, which never closes a held descriptor (the owner does). */
+  static described(d: SourceDescription): BundleFileSource {
+    return new BundleFileSource(d.place, d.rules, d.identity, d.size, d.held);
+  }
+
+  describe(): SourceDescription {
+    const { place, rules, identity, size, held } = this;
+    return { place, rules, identity: { dev: identity.dev, ino: identity.ino }, size, held };
   }
 
   /** The file's bytes from its start; with `scratch`, read into it (see descriptorChunks). */

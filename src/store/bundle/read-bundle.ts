@@ -185,7 +185,9 @@ function readBundleJson(root: string, rules: OpenRules): unknown {
   const { fd, size } = openInside(place, rules);
   try {
     if (size > MAX_BUNDLE_JSON_BYTES) throw new BundleError('bundle.json', 'is larger than 256 MB');
-    return parseJsonText(Buffer.concat([...descriptorChunks(fd, 16 * 1024 * 1024, size)]), 'bundle.json');
+    // One read of the whole file, its buffer parsed as it is (a file that grew meanwhile is read on, and joined).
+    const chunks = [...descriptorChunks(fd, size + 1, size)];
+    return parseJsonText(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), 'bundle.json');
   } finally {
     closeSync(fd);
   }

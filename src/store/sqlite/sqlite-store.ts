@@ -36,6 +36,7 @@ import { SqliteImportTransaction } from './import-transaction.ts';
 import { appliedMigrations, MIGRATIONS, migrate } from './migrations.ts';
 import { SqliteTokenTable } from './tokens.ts';
 import { SqliteVersionWatch } from './version-watch.ts';
+import { WalFlusher } from './wal-flusher.ts';
 
 type Db = Database.Database;
 
@@ -254,8 +255,10 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
    */
   async importTransaction<T>(work: (tx: ImportTransaction) => Promise<T>): Promise<T> {
     const db = this.file === ':memory:' ? this.db : openConnection(this.file).db;
+    let flusher: WalFlusher | undefined;
     try {
       db.exec('BEGIN IMMEDIATE');
+      flusher = db === this.db ? undefined : WalFlusher.start(this.file);
       try {
         const result = await work(new SqliteImportTransaction(db));
         db.exec('COMMIT');
@@ -266,6 +269,7 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
         throw error;
       }
     } finally {
+      await flusher?.stop();
       if (db !== this.db) db.close();
     }
   }
