@@ -80,9 +80,17 @@ function tooComplex(limits: ResizeLimits): ScoopError {
   );
 }
 
-/** sharp's `timeout` fails the pipeline with "timeout: N% complete". */
-function isTimeout(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith('timeout:');
+/**
+ * Whether a failed pipeline was stopped by sharp's `timeout`. Its message says so with a
+ * line "timeout: N% complete", but libvips keeps one error buffer for the whole process,
+ * which sharp reads and clears after a failure: with resizes failing at once on other
+ * threads, that line can come after another's or be taken by another's error. So a failure
+ * that came once the time allowed had passed counts as the timeout too (an image that
+ * cannot be decoded fails at once).
+ */
+function isTimeout(error: unknown, startedAt: number, limits: ResizeLimits): boolean {
+  if (error instanceof Error && /^timeout: /m.test(error.message)) return true;
+  return performance.now() - startedAt >= limits.timeoutSeconds * 1000;
 }
 
 function undecodable(): ScoopError {
@@ -149,12 +157,13 @@ export const resizeImage: Resizer = async (input, request, limits) => {
       background: paddingFor(limits.background, format),
     });
   }
+  const startedAt = performance.now();
   try {
     // sharp writes no metadata unless asked to (keepExif, withMetadata, …): no EXIF, no GPS, no XMP.
     const { data, info } = await encode(pipeline, format).toBuffer({ resolveWithObject: true });
     return { bytes: data, format, width: info.width, height: info.height };
   } catch (error) {
-    throw isTimeout(error) ? tooComplex(limits) : undecodable();
+    throw isTimeout(error, startedAt, limits) ? tooComplex(limits) : undecodable();
   }
 };
 
