@@ -86,11 +86,13 @@ function tooComplex(limits: ResizeLimits): ScoopError {
  * which sharp reads and clears after a failure: with resizes failing at once on other
  * threads, that line can come after another's or be taken by another's error. So a failure
  * that came once the time allowed had passed counts as the timeout too (an image that
- * cannot be decoded fails at once).
+ * cannot be decoded fails at once). That time runs from when the pipeline is handed to
+ * sharp, a moment before libvips' own clock starts: the resize slots (queue.ts) keep
+ * libuv's pool from making it wait long.
  */
 function isTimeout(error: unknown, startedAt: number, limits: ResizeLimits): boolean {
   if (error instanceof Error && /^timeout: /m.test(error.message)) return true;
-  return performance.now() - startedAt >= limits.timeoutSeconds * 1000;
+  return limits.timeoutSeconds > 0 && performance.now() - startedAt >= limits.timeoutSeconds * 1000;
 }
 
 function undecodable(): ScoopError {

@@ -28,7 +28,7 @@ export interface LogDestination {
   readonly dropped: number;
 }
 
-type Writer = (fd: number, data: string | Buffer) => number;
+type Writer = (fd: number, data: Buffer) => number;
 
 export interface LogDestinationOptions {
   /** Each write whole lines of at most PIPE_BUF bytes; by default when `fd` is a pipe or socket. */
@@ -39,9 +39,7 @@ export interface LogDestinationOptions {
 
 export function logDestination(fd: number, options: LogDestinationOptions = {}): LogDestination {
   const atomic = options.atomicWrites ?? isPipeOrSocket(fd);
-  const write: Writer =
-    options.write ??
-    ((target, data) => (typeof data === 'string' ? writeSync(target, data) : writeSync(target, data)));
+  const write: Writer = options.write ?? ((target, data) => writeSync(target, data));
   let held: string[] = [];
   /** What the output did not take yet (a full pipe): written first, when tried again. */
   let backlog: Array<string | Buffer> = [];

@@ -22,8 +22,10 @@ function fastLines(base: Record<string, unknown> | undefined) {
 }
 
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
-// Any UTF-16 string: controls, quotes, backslashes, non-ASCII and lone surrogate halves.
-const text = fc.string({ unit: 'binary', maxLength: 60 });
+// Any UTF-16 string: controls, quotes, backslashes, non-ASCII, surrogate pairs and lone halves.
+const text = fc
+  .array(fc.oneof(fc.nat(0x7f), fc.nat(0xffff)), { maxLength: 60 })
+  .map((units) => String.fromCharCode(...units));
 
 const records: fc.Arbitrary<RequestRecord> = fc.record({
   reqId: text,
@@ -40,7 +42,10 @@ const records: fc.Arbitrary<RequestRecord> = fc.record({
   bytesOut: fc.nat(),
 });
 
-test('a request line is byte for byte what pino writes with serve’s settings, for any field values', () => {
+const wellFormed = (r: RequestRecord) =>
+  Object.values(r).every((value) => typeof value !== 'string' || !/\p{Surrogate}/u.test(value));
+
+test('a request line is what pino writes with serve’s settings, for any field values', () => {
   for (const base of [undefined, { pid: 4242 }]) {
     fc.assert(
       fc.property(records, (record) => {
@@ -48,7 +53,10 @@ test('a request line is byte for byte what pino writes with serve’s settings, 
         const actual = fastLines(base);
         expected.log(record);
         actual.log(record);
-        assert.equal(actual.lines[0], expected.lines[0]);
+        assert.deepEqual(JSON.parse(actual.lines[0]!), JSON.parse(expected.lines[0]!));
+        // Byte for byte but where pino writes a lone surrogate half raw (not valid UTF-8
+        // once encoded) and this line escapes it, as JSON.stringify does.
+        if (wellFormed(record)) assert.equal(actual.lines[0], expected.lines[0]);
       }),
       { numRuns: 2000 },
     );

@@ -3,8 +3,9 @@
  * fixed fields, so it is put together as one template string; pino walks the object, asks
  * each value's type and runs its hooks, which cost about two thirds of a line's time
  * (docs/performance.md "The request log"). The bytes are those pino writes for the same
- * fields with serve's settings (level by name, ISO time, the base bindings): a test holds
- * both side by side.
+ * fields with serve's settings (level by name, ISO time, the base bindings), but that a
+ * lone surrogate half is escaped (`\ud800`), as JSON.stringify does, where pino writes it
+ * raw: a test holds both side by side.
  */
 import { isoTime } from './log-destination.ts';
 

@@ -167,7 +167,8 @@ async function render(
     indented: encodeFragment(both.indented),
     visibleFrom,
     visibleUntil,
-    blobIds: splitFragment(compact).blobIds,
+    // Each once: a blob shown twice is read once.
+    blobIds: [...new Set(splitFragment(compact).blobIds)],
   };
 }
 

@@ -77,7 +77,7 @@ export interface ImportOptions {
 
 /** Records read, compared and written per round trip (on PostgreSQL, each call is one). */
 const BATCH_RECORDS = 500;
-/** Bytes of small files held in memory at once, read and encoded, until they are stored. */
+/** Bytes of small files a batch holds, read and encoded, until they are stored (import-files.ts reads up to 32 MiB more ahead). */
 const BATCH_FILE_BYTES = 16 * 1024 * 1024;
 
 /** A kind's records cut into batches of BATCH_RECORDS, fewer when their small files pass BATCH_FILE_BYTES. */

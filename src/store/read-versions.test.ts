@@ -77,3 +77,23 @@ test('content that never holds still is StoreUnavailableError, not an endless lo
     StoreUnavailableError,
   );
 });
+
+test('statements running at once: an import between them is seen, whichever sets the version first', async () => {
+  const { state } = content(1);
+  // The look at the version answers a turn later, as a query would: after the import below.
+  const versionNow = async () => {
+    await null;
+    return state.version;
+  };
+  let attempts = 0;
+  const done = await vouchedRead(versionNow, async (v) => {
+    attempts++;
+    // The unvouched statement's look at the version is under way when the vouched one lands.
+    const looking = v.beforeUnvouched();
+    v.saw(state.version);
+    if (attempts === 1) state.version = 2; // the import commits between the two
+    await looking;
+    return attempts;
+  });
+  assert.deepEqual(done, { result: 2, version: 2 });
+});

@@ -31,7 +31,8 @@ export class ReadVersions {
   /** Before a statement that does not select the version. */
   async beforeUnvouched(): Promise<void> {
     this.unvouched = true;
-    if (this.first === undefined) this.first = await this.versionNow();
+    // Compared, not assigned: a statement running at the same time may have set `first`.
+    if (this.first === undefined) this.saw(await this.versionNow());
   }
 
   /** After the read: the version it saw, or undefined when an import committed in its midst. */

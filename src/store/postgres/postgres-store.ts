@@ -1,8 +1,10 @@
 /**
- * The shared store: PostgreSQL, for several instances behind a load balancer. A read
- * selects the content version before and after its statements, and is made again when an
- * import committed in between, so one read is one import's state; an import is one transaction under an advisory lock
- * (two imports queue), and its NOTIFY tells every serving instance to drop its cache.
+ * The shared store: PostgreSQL, for several instances behind a load balancer. A read is
+ * vouched for as one import's state by the content versions its statements saw (a
+ * prepared answer selects it with its blobs, in one statement; read-versions.ts), and is
+ * made again when an import committed in its midst; an import is one transaction under
+ * an advisory lock (two imports queue), and its NOTIFY tells every serving instance to
+ * drop its cache.
  */
 
 import pg from 'pg';

@@ -1,7 +1,8 @@
 /**
- * The embedded store: one SQLite file in WAL mode. Readers run in a read transaction
- * (one snapshot per request); an import writes through its own connection, so readers
- * keep seeing the previous state until it commits.
+ * The embedded store: one SQLite file in WAL mode. An import writes through its own
+ * connection in one transaction, so readers keep seeing the previous state until it
+ * commits; a read is vouched for as one content version by the versions its statements
+ * saw (read-versions.ts), and made again when an import committed in its midst.
  */
 
 import path from 'node:path';
