@@ -11,6 +11,7 @@ import {
   type ReferencedKind,
   type StoredDocument,
 } from '../contract/documents.ts';
+import { batches } from '../support/batches.ts';
 import type { Bundle, BundleRecord } from './bundle/bundle.ts';
 import { closeBundle, type ReadOptions, readBundle } from './bundle/read-bundle.ts';
 import { BundleError } from './bundle/validate.ts';
@@ -79,23 +80,6 @@ export interface ImportOptions {
 const BATCH_RECORDS = 500;
 /** Bytes of small files a batch holds, read and encoded, until they are stored (import-files.ts reads up to 32 MiB more ahead). */
 const BATCH_FILE_BYTES = 16 * 1024 * 1024;
-
-/** A kind's records cut into batches of BATCH_RECORDS, fewer when their small files pass BATCH_FILE_BYTES. */
-function* recordBatches(list: readonly BundleRecord[]): Generator<BundleRecord[]> {
-  let batch: BundleRecord[] = [];
-  let bytes = 0;
-  for (const record of list) {
-    const size = record.file && record.file.size <= SMALL_FILE_BYTES ? record.file.size : 0;
-    if (batch.length > 0 && (batch.length === BATCH_RECORDS || bytes + size > BATCH_FILE_BYTES)) {
-      yield batch;
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(record);
-    bytes += size;
-  }
-  if (batch.length > 0) yield batch;
-}
 
 function emptySummary(): Record<RecordKind, KindSummary> {
   const kinds = {} as Record<RecordKind, KindSummary>;
@@ -211,7 +195,10 @@ async function writeKinds(
 ): Promise<void> {
   for (const kind of RECORD_KINDS) {
     const list = bundle.records.get(kind) ?? [];
-    for (const batch of recordBatches(list)) {
+    // Fewer than BATCH_RECORDS when their small files pass BATCH_FILE_BYTES.
+    const smallFileBytes = (record: BundleRecord) =>
+      record.file && record.file.size <= SMALL_FILE_BYTES ? record.file.size : 0;
+    for (const batch of batches(list, BATCH_RECORDS, BATCH_FILE_BYTES, smallFileBytes)) {
       await turn();
       await files.store(batch);
       const stored = await tx.rows(

@@ -6,6 +6,7 @@
  * go over the wire as binary, not as hex text in an array.
  */
 import type pg from 'pg';
+import { batches as batchesOf } from '../../support/batches.ts';
 import type {
   EncodedBlob,
   ImportRun,
@@ -24,22 +25,9 @@ const BY_ID = 'ORDER BY id COLLATE "C"';
 const BATCH_ROWS = 1000;
 const BATCH_BYTES = 16 * 1024 * 1024;
 
-/** Cuts `items` into batches of at most BATCH_ROWS items and about BATCH_BYTES bytes. */
-function* batches<T>(items: readonly T[], bytesOf: (item: T) => number): Generator<T[]> {
-  let batch: T[] = [];
-  let bytes = 0;
-  for (const item of items) {
-    const size = bytesOf(item);
-    if (batch.length > 0 && (batch.length === BATCH_ROWS || bytes + size > BATCH_BYTES)) {
-      yield batch;
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(item);
-    bytes += size;
-  }
-  if (batch.length > 0) yield batch;
-}
+/** `items` in batches of at most BATCH_ROWS items and about BATCH_BYTES bytes. */
+const batches = <T>(items: readonly T[], bytesOf: (item: T) => number) =>
+  batchesOf(items, BATCH_ROWS, BATCH_BYTES, bytesOf);
 
 /** `($1, $2), ($3, $4), …`: `rows` rows of `columns` parameters each. */
 function values(rows: number, columns: number): string {

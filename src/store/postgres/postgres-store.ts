@@ -10,6 +10,7 @@
 import pg from 'pg';
 import type { CacheObserver } from '../../cache/observer.ts';
 import type { BinarySource } from '../../xml/binary.ts';
+import { CHUNK_BYTES } from '../blob-chunks.ts';
 import type {
   AnswerLayout,
   ContentStore,
@@ -72,6 +73,30 @@ const CHUNK_COLUMNS = (chunk: string, blob: string) =>
 function chunkOf(row: ChunkColumns | undefined): Buffer | undefined {
   if (!row) return undefined;
   return row.text !== null ? Buffer.from(row.text, 'latin1') : (row.data ?? undefined);
+}
+
+/**
+ * A streamed chunk of a large binary, its base64 in pieces of 64 KiB. One string of a
+ * chunk (256 KiB) would be over V8's 128 KiB for a young object, so it would go to the
+ * large-object space and stay there until a full collection: streaming a 48 MB binary
+ * held tens of MB of spent chunks. Pieces are young strings that a scavenge frees.
+ */
+const PIECE_BYTES = 64 * 1024;
+const PIECES = Array.from({ length: Math.ceil(CHUNK_BYTES / PIECE_BYTES) }, (_, i) => `p${i}`);
+const PIECED_CHUNK_COLUMNS = [
+  "CASE WHEN b.encoding <> 'base64' THEN c.data END AS data",
+  ...PIECES.map(
+    (name, i) =>
+      `CASE WHEN b.encoding = 'base64' THEN convert_from(substring(c.data from ${i * PIECE_BYTES + 1} for ${PIECE_BYTES}), 'UTF8') END AS ${name}`,
+  ),
+].join(', ');
+
+type PiecedChunk = { readonly data: Buffer | null } & Readonly<Record<string, string | Buffer | null>>;
+
+function pieced(row: PiecedChunk | undefined): Buffer | undefined {
+  if (!row) return undefined;
+  if (row.data !== null) return row.data;
+  return Buffer.concat(PIECES.map((name) => Buffer.from((row[name] as string | null) ?? '', 'latin1')));
 }
 
 interface RecordRowWithChunk extends RecordRow, ChunkColumns {}
@@ -182,14 +207,14 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
    * stopped using it (import.ts collectBlobs), so the rows stay put while a reader streams.
    */
   private readonly readChunk = async (blobId: number, seq: number) => {
-    const { rows } = await this.pool.query<ChunkColumns>(
+    const { rows } = await this.pool.query<PiecedChunk>(
       {
         name: 'scoop_chunk',
-        text: `SELECT ${CHUNK_COLUMNS('c', 'b')} FROM blob_chunks c JOIN blobs b ON b.blob_id = c.blob_id WHERE c.blob_id = $1 AND c.seq = $2`,
+        text: `SELECT ${PIECED_CHUNK_COLUMNS} FROM blob_chunks c JOIN blobs b ON b.blob_id = c.blob_id WHERE c.blob_id = $1 AND c.seq = $2`,
       },
       [blobId, seq],
     );
-    return chunkOf(rows[0]);
+    return pieced(rows[0]);
   };
 
   private snapshotOn(client: pg.PoolClient, versions: ReadVersions): Snapshot {
