@@ -40,18 +40,23 @@ export interface LogDestinationOptions {
 export function logDestination(fd: number, options: LogDestinationOptions = {}): LogDestination {
   const atomic = options.atomicWrites ?? isPipeOrSocket(fd);
   const write: Writer = options.write ?? ((target, data) => writeSync(target, data));
-  let held: string[] = [];
-  /** What the output did not take yet (a full pipe): written first, when tried again. */
-  let backlog: Array<string | Buffer> = [];
-  let heldBytes = 0;
+  // Lines are encoded into one buffer as they come and written from it: no array of lines
+  // to join and no fresh buffer per turn (docs/performance.md "The request log").
+  const pending = Buffer.allocUnsafe(FLUSH_BYTES);
+  let used = 0;
+  /** Where each line in `pending` ends, to cut atomic writes at line ends. */
+  let ends: number[] = [];
+  /** What the output did not take yet (a full pipe), copied out of `pending`: written first. */
+  let backlog: Buffer[] = [];
+  let backlogBytes = 0;
   let scheduled = false;
   let retrying = false;
   let dropped = 0;
 
-  /** Writes `text` whole; returns what the output would not take yet (EAGAIN), or ''. */
-  const writeAll = (text: string | Buffer): string | Buffer => {
-    // Encoded once: a write may stop inside a character, so what is left is counted in bytes.
-    let rest = typeof text === 'string' ? Buffer.from(text) : text;
+  /** Writes `data` whole; returns what the output would not take yet (EAGAIN), or an empty buffer. */
+  const writeAll = (data: Buffer): Buffer => {
+    // Counted in bytes: a write may stop inside a character.
+    let rest = data;
     while (rest.length > 0) {
       let written: number;
       try {
@@ -59,35 +64,60 @@ export function logDestination(fd: number, options: LogDestinationOptions = {}):
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return rest;
         // A closed or broken output (EPIPE): logging must never stop the server.
-        dropped += countLines(rest.toString());
-        return '';
+        dropped += countLines(rest);
+        return rest.subarray(rest.length);
       }
       rest = rest.subarray(written);
     }
-    return '';
+    return rest;
+  };
+
+  /** Moves what `pending` holds to the backlog (copied: `pending` is written over next). */
+  const holdPending = (from = 0): void => {
+    if (used > from) {
+      backlog.push(Buffer.from(pending.subarray(from, used)));
+      backlogBytes += used - from;
+    }
+    used = 0;
+    ends = [];
+  };
+
+  const tryLater = (): void => {
+    retrying = true;
+    setTimeout(() => {
+      retrying = false;
+      flush();
+    }, RETRY_MS).unref();
   };
 
   const flush = (): void => {
     scheduled = false;
     if (retrying) return;
-    const pieces =
-      held.length === 0 ? backlog : [...backlog, ...(atomic ? atomicPieces(held) : [held.join('')])];
-    held = [];
-    heldBytes = 0;
-    backlog = [];
-    for (let i = 0; i < pieces.length; i++) {
-      const rest = writeAll(pieces[i]!);
+    while (backlog.length > 0) {
+      const rest = writeAll(backlog[0]!);
+      backlogBytes -= backlog[0]!.length - rest.length;
       if (rest.length > 0) {
-        backlog = [rest, ...pieces.slice(i + 1)];
-        heldBytes = backlog.reduce((n, piece) => n + piece.length, 0);
-        retrying = true;
-        setTimeout(() => {
-          retrying = false;
-          flush();
-        }, RETRY_MS).unref();
+        backlog[0] = rest;
+        holdPending();
+        tryLater();
         return;
       }
+      backlog.shift();
     }
+    let start = 0;
+    for (const end of atomic ? atomicCuts(ends) : [used]) {
+      const rest = writeAll(pending.subarray(start, end));
+      if (rest.length > 0) {
+        backlog = [Buffer.from(rest)];
+        backlogBytes = rest.length;
+        holdPending(end);
+        tryLater();
+        return;
+      }
+      start = end;
+    }
+    used = 0;
+    ends = [];
   };
 
   process.once('exit', () => {
@@ -97,14 +127,30 @@ export function logDestination(fd: number, options: LogDestinationOptions = {}):
 
   return {
     write(line) {
-      if (heldBytes + line.length > MAX_HELD_BYTES) {
+      // UTF-8 takes at most 3 bytes per UTF-16 unit (a surrogate pair: 4 for 2).
+      const most = line.length * 3;
+      if (
+        backlogBytes + used + most > MAX_HELD_BYTES &&
+        backlogBytes + used + Buffer.byteLength(line) > MAX_HELD_BYTES
+      ) {
         dropped++;
         return;
       }
-      held.push(line);
-      heldBytes += line.length;
-      if (heldBytes >= FLUSH_BYTES) flush();
-      else if (!scheduled) {
+      if (used + most > pending.length) {
+        if (retrying) holdPending();
+        else flush();
+      }
+      if (used + most > pending.length) {
+        // Longer than the buffer: held whole, after what is held already.
+        holdPending();
+        backlog.push(Buffer.from(line));
+        backlogBytes += backlog[backlog.length - 1]!.length;
+        if (!retrying) flush();
+        return;
+      }
+      used += pending.write(line, used);
+      if (atomic) ends.push(used);
+      if (!scheduled) {
         scheduled = true;
         setImmediate(flush);
       }
@@ -128,28 +174,28 @@ function isPipeOrSocket(fd: number): boolean {
   }
 }
 
-/** Whole lines gathered into pieces of at most PIPE_BUF bytes (a longer line is a piece of its own). */
-function atomicPieces(lines: readonly string[]): string[] {
-  const pieces: string[] = [];
-  let piece = '';
-  let bytes = 0;
-  for (const line of lines) {
-    const size = Buffer.byteLength(line);
-    if (bytes > 0 && bytes + size > PIPE_BUF) {
-      pieces.push(piece);
-      piece = '';
-      bytes = 0;
+/**
+ * Where to cut the held bytes so that each write is whole lines of at most PIPE_BUF bytes
+ * (a longer line is a write of its own), given where each line ends.
+ */
+function atomicCuts(ends: readonly number[]): number[] {
+  const cuts: number[] = [];
+  let start = 0;
+  let last = 0;
+  for (const end of ends) {
+    if (last > start && end - start > PIPE_BUF) {
+      cuts.push(last);
+      start = last;
     }
-    piece += line;
-    bytes += size;
+    last = end;
   }
-  if (bytes > 0) pieces.push(piece);
-  return pieces;
+  if (last > start) cuts.push(last);
+  return cuts;
 }
 
-function countLines(text: string): number {
+function countLines(bytes: Buffer): number {
   let n = 0;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) n++;
+  for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) n++;
   return n;
 }
 

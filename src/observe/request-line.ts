@@ -9,9 +9,17 @@
  */
 import { isoTime } from './log-destination.ts';
 
+declare const plainToken: unique symbol;
+
+/**
+ * A request id (request-log.ts `requestId`): a client's `X-Request-Id` of `[A-Za-z0-9._:-]`
+ * or one this process made, so written without the escape test.
+ */
+export type RequestId = string & { readonly [plainToken]: true };
+
 /** The fields of one request line, in the order they are written; undefined ones are left out. */
 export interface RequestRecord {
-  readonly reqId: string;
+  readonly reqId: RequestId;
   readonly client: string | undefined;
   readonly forwardedFor?: string | undefined;
   readonly method: string | undefined;
@@ -42,6 +50,45 @@ function optional(name: string, value: string | undefined): string {
   return value === undefined ? '' : `,"${name}":${quoted(value)}`;
 }
 
+/** Most values a field's memo keeps: past this, a new value is quoted each time. */
+const MEMO_VALUES = 256;
+
+/**
+ * `quoted(path)`, remembered: requests name few paths (the query string is not logged).
+ * Emptied when full, so a client sending many paths costs the escape test, not memory.
+ */
+function memoPath(): (path: string) => string {
+  const memo = new Map<string, string>();
+  return (path) => {
+    let field = memo.get(path);
+    if (field === undefined) {
+      field = quoted(path);
+      if (memo.size >= MEMO_VALUES) memo.clear();
+      memo.set(path, field);
+    }
+    return field;
+  };
+}
+
+/**
+ * `optional(name, value)` for a field of few distinct values (the operation, the binding,
+ * the outcome, the method, the peer's address), remembered once quoted: a map lookup costs
+ * less than the escape test and the concatenation (docs/performance.md "The request log").
+ * Past MEMO_VALUES values (many peers) new ones are quoted each time.
+ */
+function memoField(name: string): (value: string | undefined) => string {
+  const memo = new Map<string, string>();
+  return (value) => {
+    if (value === undefined) return '';
+    let field = memo.get(value);
+    if (field === undefined) {
+      field = optional(name, value);
+      if (memo.size < MEMO_VALUES) memo.set(value, field);
+    }
+    return field;
+  };
+}
+
 /**
  * Writes request lines to `output` as `{"level":"info","time":…,<base>,<fields>,"msg":"request"}`.
  * `base` is pino's `base` option (serve's pid in a cluster worker); `time` its `timestamp`.
@@ -55,9 +102,15 @@ export function requestLineWriter(
   for (const [name, value] of Object.entries(base ?? {})) {
     if (value !== undefined) bindings += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
   }
+  const client = memoField('client');
+  const method = memoField('method');
+  const op = memoField('op');
+  const binding = memoField('binding');
+  const outcome = memoField('outcome');
+  const path = memoPath();
   return (r) => {
     output.write(
-      `{"level":"info"${time()}${bindings},"reqId":${quoted(r.reqId)}${optional('client', r.client)}${optional('forwardedFor', r.forwardedFor)}${optional('method', r.method)},"path":${quoted(r.path)}${optional('op', r.op)}${optional('binding', r.binding)},"status":${r.status},"outcome":${quoted(r.outcome)},"ms":${r.ms},"bytesIn":${r.bytesIn},"bytesOut":${r.bytesOut},"msg":"request"}\n`,
+      `{"level":"info"${time()}${bindings},"reqId":"${r.reqId}"${client(r.client)}${optional('forwardedFor', r.forwardedFor)}${method(r.method)},"path":${path(r.path)}${op(r.op)}${binding(r.binding)},"status":${r.status}${outcome(r.outcome)},"ms":${r.ms},"bytesIn":${r.bytesIn},"bytesOut":${r.bytesOut},"msg":"request"}\n`,
     );
   };
 }

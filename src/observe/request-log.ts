@@ -8,12 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Metrics } from './metrics.ts';
-import type { RequestLine } from './request-line.ts';
+import type { RequestId, RequestLine } from './request-line.ts';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export interface Observation {
-  readonly id: string;
+  readonly id: RequestId;
   operation: string | undefined;
   binding: string | undefined;
   /** `ok` or the catalogue code of the refusal. */
@@ -44,7 +44,7 @@ export interface Observer {
 
 /** A refusal the HTTP server wrote itself, for a request node's parser or timers refused. */
 export interface TransportRefusal {
-  readonly id: string;
+  readonly id: RequestId;
   readonly status: number;
   /** The catalogue code. */
   readonly outcome: string;
@@ -70,11 +70,11 @@ const refusedInFlight = new WeakMap<ObservedResponse, TransportRefusal>();
 const ID_PREFIX = randomUUID().slice(0, 24);
 let issued = 0;
 
-export function requestId(header: string | string[] | undefined): string {
+export function requestId(header: string | string[] | undefined): RequestId {
   const value = Array.isArray(header) ? header[0] : header;
-  if (value !== undefined && SANE_ID.test(value)) return value;
+  if (value !== undefined && SANE_ID.test(value)) return value as RequestId;
   issued++;
-  return ID_PREFIX + issued.toString(16).padStart(12, '0');
+  return (ID_PREFIX + issued.toString(16).padStart(12, '0')) as RequestId;
 }
 
 /** The X-Forwarded-For a trusted proxy sent, as it came (at most 200 characters). */

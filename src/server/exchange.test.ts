@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fake } from '../../test/support/fake-http.ts';
-import type { Observation } from '../observe/request-log.ts';
+import { type Observation, requestId } from '../observe/request-log.ts';
 import { Exchange } from './exchange.ts';
 
 const observation: Observation = {
-  id: 'x',
+  id: requestId('x'),
   operation: undefined,
   binding: undefined,
   outcome: 'ok',
