@@ -28,6 +28,8 @@ export interface Child {
   readonly pid: number;
   /** Base URL, e.g. http://127.0.0.1:41234 (no trailing slash). */
   readonly url: string;
+  /** `scoop serve`'s admin listener (/metrics), when it has one. */
+  readonly adminUrl?: string;
   stderr(): string;
   stop(): Promise<void>;
 }
@@ -76,12 +78,19 @@ function spawnNode(
   return spawn('bash', ['-c', `ulimit -n ${fdLimit} && exec "$0" "$@"`, ...command], options);
 }
 
-function track(name: string, child: ChildProcess, url: string, errors: () => string): Child {
+function track(
+  name: string,
+  child: ChildProcess,
+  url: string,
+  errors: () => string,
+  adminUrl?: string,
+): Child {
   const handle: Child = {
     name,
     child,
     pid: child.pid!,
     url,
+    ...(adminUrl ? { adminUrl } : {}),
     stderr: errors,
     async stop() {
       started.delete(handle);
@@ -197,7 +206,9 @@ export async function startScoop(options: ScoopOptions): Promise<Child> {
   child.once('exit', () => log.stop());
   const errors = collectStderr(child);
   const url = `http://127.0.0.1:${port}`;
-  const handle = track('scoop', child, url, errors);
+  const admin = { SCOOP_ADMIN_PORT: String(adminPort), ...options.env }.SCOOP_ADMIN_PORT;
+  const adminUrl = admin === String(adminPort) ? `http://127.0.0.1:${adminPort}` : undefined;
+  const handle = track('scoop', child, url, errors, adminUrl);
   const early = exitedEarly(child, 'scoop serve', errors);
   early.catch(() => undefined);
   const deadline = Date.now() + 60_000;

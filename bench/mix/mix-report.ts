@@ -16,6 +16,10 @@ export interface MixRow {
   readonly errors: number;
   /** Of the server under this configuration, over all its runs. */
   readonly peakRssMb: number;
+  /** Full collections a second of a measured run, the median of the rounds (bench/gc-stats.ts). */
+  readonly majorGcPerSecond?: number;
+  /** Share of a measured run in collector pauses, the median of the rounds. */
+  readonly gcPauseShare?: number;
 }
 
 export interface MixReport {

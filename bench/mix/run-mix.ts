@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { importAndToken } from '../bundle.ts';
 import type { CaptureEntry } from '../ceiling.ts';
+import { type GcOfRun, gcOfRun, gcTotals } from '../gc-stats.ts';
 import { type Captured, capture, captureEach } from '../http.ts';
 import { runWrk, type WrkResult } from '../load.ts';
 import { type Child, RssSampler, SERVE_ENV, startBenchChild, startScoop } from '../processes.ts';
@@ -85,14 +86,14 @@ export async function runMix(
       for (const cache of ['off', 'on'] as const) {
         const ours = await startScoop({ db: store.location, env: CACHE_ENV[cache] });
         const sampler = new RssSampler(ours.pid, 100);
-        const runs = new Map<Distribution, { ours: WrkResult[]; ceiling: WrkResult[] }>();
+        const runs = new Map<Distribution, { ours: WrkResult[]; ceiling: WrkResult[]; gc: GcOfRun[] }>();
         for (let round = 0; round < options.rounds; round++) {
           for (const distribution of ['uniform', 'zipf'] as const) {
             const script = mixScript(requests, drawOrder(requests.length, ORDER_LENGTH, distribution), files);
-            const entry = runs.get(distribution) ?? { ours: [], ceiling: [] };
+            const entry = runs.get(distribution) ?? { ours: [], ceiling: [], gc: [] };
             runs.set(distribution, entry);
             log(`mix: ${storeName}, cache ${cache}, ${distribution}, round ${round + 1}/${options.rounds}`);
-            entry.ours.push(await timed(ours, script, files.script, options));
+            entry.ours.push(await timed(ours, script, files.script, options, entry.gc));
             entry.ceiling.push(await timed(ceiling, script, files.script, options));
           }
         }
@@ -130,6 +131,12 @@ export async function runMix(
             ceilingP99Ms: median(r.ceiling.map((x) => x.p99Ms)),
             errors: [...r.ours, ...r.ceiling].reduce((sum, x) => sum + x.errorCount, 0),
             peakRssMb,
+            ...(r.gc.length > 0
+              ? {
+                  majorGcPerSecond: median(r.gc.map((x) => x.majorPerSecond)),
+                  gcPauseShare: median(r.gc.map((x) => x.pauseShare)),
+                }
+              : {}),
           });
         }
       }
@@ -148,12 +155,16 @@ export async function runMix(
   };
 }
 
-/** Warm-up, then the measured run, of one server on one order. */
+/**
+ * Warm-up, then the measured run, of one server on one order; with `gc`, the measured run's
+ * collections are added to it (read from the server's admin listener, when it has one).
+ */
 async function timed(
   target: Child,
   script: string,
   scriptFile: string,
   options: MixOptions,
+  gc?: GcOfRun[],
 ): Promise<WrkResult> {
   const run = (seconds: number) =>
     runWrk({
@@ -166,7 +177,12 @@ async function timed(
       serverPid: target.pid,
     });
   if (options.warmupSeconds > 0) await run(options.warmupSeconds);
-  return run(options.seconds);
+  const admin = gc && target.adminUrl;
+  if (!admin) return run(options.seconds);
+  const before = await gcTotals(admin);
+  const result = await run(options.seconds);
+  gc.push(gcOfRun(before, await gcTotals(admin), options.seconds));
+  return result;
 }
 
 /**
@@ -238,6 +254,8 @@ export function renderMix(report: MixReport): string {
       'ceiling p99 ms',
       'errors',
       'peak RSS MB',
+      'major GCs/s',
+      'GC pauses',
     ],
     ...report.rows.map((r) => [
       r.store,
@@ -250,6 +268,8 @@ export function renderMix(report: MixReport): string {
       r.ceilingP99Ms.toFixed(1),
       String(r.errors),
       r.peakRssMb.toFixed(0),
+      r.majorGcPerSecond === undefined ? '–' : r.majorGcPerSecond.toFixed(1),
+      r.gcPauseShare === undefined ? '–' : `${(r.gcPauseShare * 100).toFixed(1)}%`,
     ]),
   ];
   const c = report.content;
