@@ -73,6 +73,22 @@ test('a partial write goes on from the byte it stopped at; a full pipe is tried 
   assert.equal(out.text(), 'aüb\nc\nd\n');
 });
 
+test('into a pipe, lines held while it was full are still written as whole lines of at most PIPE_BUF bytes', async () => {
+  const out = recorder((data, call) => (call === 0 ? errno('EAGAIN') : data.length));
+  const log = logDestination(1, { write: out.write, atomicWrites: true });
+  const lines = Array.from({ length: 100 }, (_, i) => `${JSON.stringify({ i, pad: 'x'.repeat(300) })}\n`);
+  for (const l of lines.slice(0, 50)) log.write(l);
+  await nextTurn();
+  assert.equal(out.writes.length, 0, 'the pipe took nothing');
+  for (const l of lines.slice(50)) log.write(l);
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  assert.equal(out.text(), lines.join(''));
+  for (const piece of out.writes) {
+    assert.ok(piece.endsWith('\n'), 'a write ends at the end of a line');
+    assert.ok(Buffer.byteLength(piece) <= 4096, `${Buffer.byteLength(piece)} bytes`);
+  }
+});
+
 test('a broken output drops and counts lines, and never throws to the logger', async () => {
   const out = recorder(() => errno('EPIPE'));
   const log = logDestination(1, { write: out.write, atomicWrites: false });

@@ -72,11 +72,23 @@ export function logDestination(fd: number, options: LogDestinationOptions = {}):
     return rest;
   };
 
-  /** Moves what `pending` holds to the backlog (copied: `pending` is written over next). */
+  /**
+   * Moves what `pending` holds from `from` on to the backlog, copied (`pending` is written
+   * over next); into a pipe, as the whole-line pieces it would have been written in.
+   */
   const holdPending = (from = 0): void => {
-    if (used > from) {
-      backlog.push(Buffer.from(pending.subarray(from, used)));
-      backlogBytes += used - from;
+    let start = from;
+    const cuts = atomic
+      ? atomicCuts(
+          ends.filter((end) => end > from),
+          from,
+        )
+      : [used];
+    for (const end of cuts) {
+      if (end <= start) continue;
+      backlog.push(Buffer.from(pending.subarray(start, end)));
+      backlogBytes += end - start;
+      start = end;
     }
     used = 0;
     ends = [];
@@ -175,13 +187,13 @@ function isPipeOrSocket(fd: number): boolean {
 }
 
 /**
- * Where to cut the held bytes so that each write is whole lines of at most PIPE_BUF bytes
- * (a longer line is a write of its own), given where each line ends.
+ * Where to cut the held bytes from `from` on so that each write is whole lines of at most
+ * PIPE_BUF bytes (a longer line is a write of its own), given where each line ends.
  */
-function atomicCuts(ends: readonly number[]): number[] {
+function atomicCuts(ends: readonly number[], from = 0): number[] {
   const cuts: number[] = [];
-  let start = 0;
-  let last = 0;
+  let start = from;
+  let last = from;
   for (const end of ends) {
     if (last > start && end - start > PIPE_BUF) {
       cuts.push(last);
