@@ -206,8 +206,9 @@ export async function startScoop(options: ScoopOptions): Promise<Child> {
   child.once('exit', () => log.stop());
   const errors = collectStderr(child);
   const url = `http://127.0.0.1:${port}`;
-  const admin = { SCOOP_ADMIN_PORT: String(adminPort), ...options.env }.SCOOP_ADMIN_PORT;
-  const adminUrl = admin === String(adminPort) ? `http://127.0.0.1:${adminPort}` : undefined;
+  // Unless the caller's env moved the admin listener (or turned it off), it is on adminPort.
+  const ownAdmin = (options.env?.SCOOP_ADMIN_PORT ?? String(adminPort)) === String(adminPort);
+  const adminUrl = ownAdmin ? `http://127.0.0.1:${adminPort}` : undefined;
   const handle = track('scoop', child, url, errors, adminUrl);
   const early = exitedEarly(child, 'scoop serve', errors);
   early.catch(() => undefined);

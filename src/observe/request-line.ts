@@ -50,43 +50,33 @@ function optional(name: string, value: string | undefined): string {
   return value === undefined ? '' : `,"${name}":${quoted(value)}`;
 }
 
-/** Most values a field's memo keeps: past this, a new value is quoted each time. */
+/** Most values a field remembers; past this its memory is emptied and starts again. */
 const MEMO_VALUES = 256;
 
 /**
- * `quoted(path)`, remembered: requests name few paths (the query string is not logged).
- * Emptied when full, so a client sending many paths costs the escape test, not memory.
+ * `format(value)` remembered for the values a field takes: the operation, binding, outcome,
+ * method and peer's address are few, and so are the paths (the query string is not logged),
+ * and a map lookup costs less than the escape test and the concatenation
+ * (docs/performance.md "The request log"). Emptied when full, so a client sending many
+ * paths costs the escape test, not memory.
  */
-function memoPath(): (path: string) => string {
+function remembered(format: (value: string) => string): (value: string) => string {
   const memo = new Map<string, string>();
-  return (path) => {
-    let field = memo.get(path);
+  return (value) => {
+    let field = memo.get(value);
     if (field === undefined) {
-      field = quoted(path);
+      field = format(value);
       if (memo.size >= MEMO_VALUES) memo.clear();
-      memo.set(path, field);
+      memo.set(value, field);
     }
     return field;
   };
 }
 
-/**
- * `optional(name, value)` for a field of few distinct values (the operation, the binding,
- * the outcome, the method, the peer's address), remembered once quoted: a map lookup costs
- * less than the escape test and the concatenation (docs/performance.md "The request log").
- * Past MEMO_VALUES values (many peers) new ones are quoted each time.
- */
-function memoField(name: string): (value: string | undefined) => string {
-  const memo = new Map<string, string>();
-  return (value) => {
-    if (value === undefined) return '';
-    let field = memo.get(value);
-    if (field === undefined) {
-      field = optional(name, value);
-      if (memo.size < MEMO_VALUES) memo.set(value, field);
-    }
-    return field;
-  };
+/** `optional(name, value)`, remembered. */
+function rememberedField(name: string): (value: string | undefined) => string {
+  const field = remembered((value) => optional(name, value));
+  return (value) => (value === undefined ? '' : field(value));
 }
 
 /**
@@ -102,12 +92,12 @@ export function requestLineWriter(
   for (const [name, value] of Object.entries(base ?? {})) {
     if (value !== undefined) bindings += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
   }
-  const client = memoField('client');
-  const method = memoField('method');
-  const op = memoField('op');
-  const binding = memoField('binding');
-  const outcome = memoField('outcome');
-  const path = memoPath();
+  const client = rememberedField('client');
+  const method = rememberedField('method');
+  const op = rememberedField('op');
+  const binding = rememberedField('binding');
+  const outcome = rememberedField('outcome');
+  const path = remembered(quoted);
   return (r) => {
     output.write(
       `{"level":"info"${time()}${bindings},"reqId":"${r.reqId}"${client(r.client)}${optional('forwardedFor', r.forwardedFor)}${method(r.method)},"path":${path(r.path)}${op(r.op)}${binding(r.binding)},"status":${r.status}${outcome(r.outcome)},"ms":${r.ms},"bytesIn":${r.bytesIn},"bytesOut":${r.bytesOut},"msg":"request"}\n`,
