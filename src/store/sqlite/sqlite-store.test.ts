@@ -19,11 +19,11 @@ function pageSize(file: string): number {
   }
 }
 
-test('a new file gets 64 KiB pages, so a 256 KiB chunk row is 4 page reads', async () => {
+test('a new file gets 16 KiB pages: a point lookup copies 16 KiB, a 256 KiB chunk row is 16 page reads', async () => {
   const file = s.dbPath();
   const store = new SqliteStore(file);
   await store.close();
-  assert.equal(pageSize(file), 65536);
+  assert.equal(pageSize(file), 16384);
 });
 
 test('a file made with other pages keeps them, and is served and imported into as before', async () => {
