@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { scratch } from './support/bundles.ts';
 import { type CommandRun, runScoop } from './support/scoop-command.ts';
 
@@ -59,6 +60,25 @@ describe('operators’ mistakes', () => {
         env: { SCOOP_ADMIN_PORT: 'off' },
       });
       oneLine(run, /cannot open the store \/proc\/scoop-test\/x\.db .*set --db \/ SCOOP_DB/);
+    }
+  });
+
+  test('a store another process keeps locked (the first import into a new file) is said, not a stack trace', async () => {
+    const file = path.join(s.dir(), 'locked.db');
+    const holder = new Database(file);
+    holder.pragma('journal_mode = DELETE');
+    holder.exec('CREATE TABLE t (x); BEGIN EXCLUSIVE; INSERT INTO t VALUES (1)');
+    try {
+      const run = await runScoop(['serve', '--port', '0', '--db', file], {
+        env: { SCOOP_ADMIN_PORT: 'off' },
+      });
+      oneLine(
+        run,
+        /the store .*locked\.db stayed locked by another process .*try again when that has finished/,
+      );
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
     }
   });
 

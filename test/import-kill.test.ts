@@ -16,6 +16,7 @@ import { after, type TestContext, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import type { ContentStore } from '../src/store/content-store.ts';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { DATABASES, type TestDatabase, withPg } from './support/databases.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'scoop-kill-'));
@@ -174,3 +175,40 @@ async function killImports(database: TestDatabase, t: TestContext): Promise<void
     await place.dispose();
   }
 }
+
+test(
+  'SIGKILL during the first import into a new SQLite file (rollback journal) leaves it empty or whole',
+  {
+    timeout: 180_000,
+  },
+  async (t) => {
+    const folder = writeGeneration(1);
+    const timing = path.join(dir, 'first-timing.db');
+    const started = performance.now();
+    assert.equal(await runImport(timing, folder), 0);
+    const importMs = performance.now() - started;
+    let killed = 0;
+    let empty = 0;
+    for (let round = 0; round < 6; round++) {
+      const file = path.join(dir, `first-${round}.db`);
+      const code = await runImport(file, folder, Math.floor(importMs * (0.1 + Math.random() * 0.8)));
+      if (code === null) killed++;
+      // Opening the file rolls a killed import's hot journal back, and sets WAL mode.
+      const store = new SqliteStore(file);
+      try {
+        const areas = await store.read(async (snapshot) => snapshot.all('bereiche'));
+        if (areas.length === 0) empty++;
+        else assert.equal(await generationOf(store), 1);
+      } finally {
+        await store.close();
+      }
+      const check = new Database(file, { readonly: true });
+      assert.equal(check.pragma('integrity_check', { simple: true }), 'ok');
+      assert.equal(check.pragma('journal_mode', { simple: true }), 'wal');
+      check.close();
+      assert.equal(await runImport(file, folder), 0, 'the next import into it works');
+    }
+    t.diagnostic(`${killed} of 6 first imports killed, ${empty} left an empty store`);
+    assert.ok(killed >= 2, `at least some imports were really killed (${killed})`);
+  },
+);

@@ -101,6 +101,7 @@ export async function runImport(
   allowHardlinks = false,
 ): Promise<ImportSummary> {
   const store = await openStore(db, {
+    importing: true,
     onCreated: (file) =>
       process.stderr.write(`scoop import: created a new store at ${file}
 `),

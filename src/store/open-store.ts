@@ -6,6 +6,7 @@
 
 import { existsSync } from 'node:fs';
 import type { CacheObserver } from '../cache/observer.ts';
+import { isBusy } from '../support/sqlite-file.ts';
 import { type ContentStore, StoreLocationError } from './content-store.ts';
 import { isPostgresUrl } from './postgres/location.ts';
 import { PostgresStore } from './postgres/postgres-store.ts';
@@ -27,6 +28,11 @@ export interface OpenOptions {
   readonly create?: boolean;
   /** Told when a new SQLite file was created. */
   readonly onCreated?: (file: string) => void;
+  /**
+   * The process only imports and reads nothing while it does (`scoop import`): a SQLite
+   * file it creates gets its first import through a rollback journal (SqliteStore).
+   */
+  readonly importing?: boolean;
 }
 
 /** What the file system or SQLite say when a path cannot hold a store: the operator's setting, not a crash. */
@@ -54,9 +60,17 @@ function openSqlite(
     throw new StoreLocationError(`there is no store at ${file}; check --db / SCOOP_DB`);
   let store: SqliteStore;
   try {
-    store = new SqliteStore(file, settings);
+    store = new SqliteStore(file, {
+      ...settings,
+      ...(options.importing && !exists ? { newForImport: true } : {}),
+    });
   } catch (error) {
     const code = (error as { code?: unknown }).code;
+    if (isBusy(error)) {
+      throw new StoreLocationError(
+        `the store ${file} stayed locked by another process (as the first import into a new file keeps it until it ends); try again when that has finished`,
+      );
+    }
     if (typeof code !== 'string' || !UNUSABLE.has(code)) throw error;
     throw new StoreLocationError(
       `cannot open the store ${file} (${code}: ${(error as Error).message}); set --db / SCOOP_DB to a file this user can create and write`,

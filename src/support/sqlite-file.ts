@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 /** How long opening keeps retrying SQLite's immediate SQLITE_BUSY (below). */
 const OPEN_RETRY_MS = 5_000;
 
-function isBusy(error: unknown): boolean {
+export function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }

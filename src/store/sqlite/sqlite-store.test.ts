@@ -1,6 +1,6 @@
 /** What only the SQLite store has: the page size of the file it creates, and opening a new file from several processes. */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -85,5 +85,84 @@ test('a file that is up to date opens while another connection holds the write l
   } finally {
     importing.exec('ROLLBACK');
     importing.close();
+  }
+});
+
+/** Whether the file has a write-ahead log beside it now (WAL mode with a connection open). */
+const hasLog = (file: string) => existsSync(`${file}-wal`);
+
+function journalMode(file: string): string {
+  const db = new Database(file, { readonly: true });
+  try {
+    return String(db.pragma('journal_mode', { simple: true }));
+  } finally {
+    db.close();
+  }
+}
+
+const oneArea = (name: string) => bundleJson({ bereiche: [{ bereichID: 1, name }] });
+
+test('the first import into a file `scoop import` created is written without the log, then the file is in WAL mode', async () => {
+  const file = s.dbPath();
+  const store = new SqliteStore(file, { newForImport: true });
+  try {
+    const logDuring: boolean[] = [];
+    await store.importTransaction(async (tx) => {
+      logDuring.push(hasLog(file));
+      await tx.bumpContentVersion();
+      logDuring.push(hasLog(file));
+    });
+    assert.deepEqual(logDuring, [false, false]);
+    await importFolder(store, s.bundle(oneArea('eins')));
+    const second: boolean[] = [];
+    await store.importTransaction(async () => {
+      second.push(hasLog(file));
+    });
+    assert.deepEqual(second, [true], 'later imports go through the log');
+  } finally {
+    await store.close();
+  }
+  assert.equal(journalMode(file), 'wal');
+});
+
+test('a first import while another connection has the new file open goes through the log', async () => {
+  const file = s.dbPath();
+  const store = new SqliteStore(file, { newForImport: true });
+  const server = new SqliteStore(file);
+  try {
+    let logged = false;
+    await importFolder(store, s.bundle(oneArea('eins')), {
+      onProgress: () => {
+        logged ||= hasLog(file);
+      },
+    });
+    assert.ok(logged, 'the log was used');
+    const area = await server.read(async (snapshot) => snapshot.get('bereiche', '1'));
+    assert.equal((JSON.parse(area!.doc) as { name: string }).name, 'eins');
+  } finally {
+    await server.close();
+    await store.close();
+  }
+  assert.equal(journalMode(file), 'wal');
+});
+
+test('a first import without the log that fails leaves the new file empty, in WAL mode, ready for the next', async () => {
+  const file = s.dbPath();
+  const store = new SqliteStore(file, { newForImport: true });
+  try {
+    await assert.rejects(
+      store.importTransaction(async (tx) => {
+        await tx.bumpContentVersion();
+        throw new Error('refused halfway');
+      }),
+      /refused halfway/,
+    );
+    assert.equal(journalMode(file), 'wal');
+    assert.equal(await store.read(async (snapshot) => snapshot.get('bereiche', '1')), undefined);
+    await importFolder(store, s.bundle(oneArea('zwei')));
+    const area = await store.read(async (snapshot) => snapshot.get('bereiche', '1'));
+    assert.equal((JSON.parse(area!.doc) as { name: string }).name, 'zwei');
+  } finally {
+    await store.close();
   }
 });

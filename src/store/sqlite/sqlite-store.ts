@@ -9,7 +9,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { CacheObserver } from '../../cache/observer.ts';
 import { makeFolders } from '../../support/folders.ts';
-import { openSqliteFile } from '../../support/sqlite-file.ts';
+import { isBusy, openSqliteFile } from '../../support/sqlite-file.ts';
 import type { BinarySource } from '../../xml/binary.ts';
 import type {
   ContentStore,
@@ -60,16 +60,48 @@ export interface SqliteStoreOptions {
   readonly busyTimeoutMs?: number;
   readonly cacheBytes?: number;
   readonly cacheObserver?: CacheObserver;
+  /**
+   * The file was just created by a process that only imports and reads nothing meanwhile
+   * (`scoop import`): its first import may then write it with a rollback journal instead of
+   * the write-ahead log (see importTransaction).
+   */
+  readonly newForImport?: boolean;
 }
 
-function openConnection(file: string, busyMs = 10_000): { db: Db; applied: number[] } {
+/**
+ * Leaves WAL mode for a rollback journal, which SQLite allows only to the one connection
+ * that has the file open: false (and nothing changed) when another has it, in any process.
+ */
+function leaveWal(db: Db): boolean {
+  const waits = db.pragma('busy_timeout', { simple: true });
+  db.pragma('busy_timeout = 0');
+  try {
+    return db.pragma('journal_mode = DELETE', { simple: true }) === 'delete';
+  } catch (error) {
+    if (isBusy(error)) return false;
+    throw error;
+  } finally {
+    db.pragma(`busy_timeout = ${Number(waits)}`);
+  }
+}
+
+/** Back in WAL mode; if a connection opening the file meanwhile holds it, that one sets it. */
+function backToWal(db: Db): void {
+  try {
+    db.pragma('journal_mode = WAL');
+  } catch (error) {
+    if (!isBusy(error)) throw error;
+  }
+}
+
+function openConnection(file: string, busyMs = 10_000, wal = true): { db: Db; applied: number[] } {
   const { db, prepared } = openSqliteFile(file, busyMs, (opened) => {
     // A request's point lookups each copy a whole page from the OS: 16 KiB pages served
     // the realistic mix 11-20% faster than 64 KiB ones, and a 256 KiB chunk row is still
     // only 16 page reads (docs/performance.md, "The night's round"). Takes effect only on
     // a new, empty file (before WAL mode); an existing file keeps its size.
     opened.pragma(`page_size = ${PAGE_BYTES}`);
-    opened.pragma('journal_mode = WAL');
+    if (wal) opened.pragma('journal_mode = WAL');
     opened.pragma('synchronous = NORMAL');
     opened.pragma('foreign_keys = ON');
     // The statements of the store need the tables, so a SQLite store is migrated as it opens.
@@ -87,6 +119,8 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
   protected readonly tokens: StoreTokens;
   /** What opening the file migrated, reported by the first migrate() call (`scoop migrate`). */
   private appliedAtOpen: number[];
+  /** Until the first import: whether it may use a rollback journal (SqliteStoreOptions.newForImport). */
+  private firstImportAlone: boolean;
 
   constructor(
     private readonly file: string,
@@ -99,6 +133,7 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
       options.cacheObserver,
     );
     if (file !== ':memory:') makeFolders(path.dirname(path.resolve(file)));
+    this.firstImportAlone = options.newForImport === true && file !== ':memory:';
     const opened = openConnection(file, options.busyTimeoutMs ?? 10_000);
     this.db = opened.db;
     this.appliedAtOpen = opened.applied;
@@ -257,13 +292,25 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
   /**
    * A connection of its own (the file's lock makes a second import wait for the first),
    * in BEGIN IMMEDIATE: readers on other connections keep the state before it until it commits.
+   *
+   * The first import into a file `scoop import` just created, while no other connection
+   * has it open, runs with a rollback journal instead: the write-ahead log would have every
+   * page written twice (into the log, then by the commit's checkpoint into the file), 750 MB
+   * each for the realistic mix, while the pages of a new file need no journal at all (a
+   * rollback cuts the file back to its size before). It is as atomic: a crash leaves a hot
+   * journal that the next opening rolls back. The file is locked for the import's length
+   * (a server opening it meanwhile waits, docs/operations.md), and back in WAL mode after.
    */
   async importTransaction<T>(work: (tx: ImportTransaction) => Promise<T>): Promise<T> {
-    const db = this.file === ':memory:' ? this.db : openConnection(this.file).db;
+    const alone = this.firstImportAlone && leaveWal(this.db);
+    this.firstImportAlone = false;
+    const db = this.file === ':memory:' ? this.db : openConnection(this.file, 10_000, !alone).db;
+    // In a rollback journal, NORMAL could leave a file a power cut corrupts (SQLite's docs).
+    if (alone) db.pragma('synchronous = FULL');
     let flusher: WalFlusher | undefined;
     try {
       db.exec('BEGIN IMMEDIATE');
-      flusher = db === this.db ? undefined : WalFlusher.start(this.file);
+      flusher = db === this.db || alone ? undefined : WalFlusher.start(this.file);
       try {
         const result = await work(new SqliteImportTransaction(db));
         db.exec('COMMIT');
@@ -276,6 +323,7 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
     } finally {
       await flusher?.stop();
       if (db !== this.db) db.close();
+      if (alone) backToWal(this.db);
     }
   }
 
