@@ -32,12 +32,12 @@ import {
 } from '../record-rows.ts';
 import { StoreTokens, TokenCommandsOf } from '../tokens.ts';
 import { unavailableOnIoError } from './connection-errors.ts';
+import { FileFlusher } from './file-flusher.ts';
 import { SqliteImportRuns } from './import-runs.ts';
 import { SqliteImportTransaction } from './import-transaction.ts';
 import { appliedMigrations, MIGRATIONS, migrate } from './migrations.ts';
 import { SqliteTokenTable } from './tokens.ts';
 import { SqliteVersionWatch } from './version-watch.ts';
-import { WalFlusher } from './wal-flusher.ts';
 
 type Db = Database.Database;
 
@@ -307,10 +307,10 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
     const db = this.file === ':memory:' ? this.db : openConnection(this.file, 10_000, !alone).db;
     // In a rollback journal, NORMAL could leave a file a power cut corrupts (SQLite's docs).
     if (alone) db.pragma('synchronous = FULL');
-    let flusher: WalFlusher | undefined;
+    let flusher: FileFlusher | undefined;
     try {
       db.exec('BEGIN IMMEDIATE');
-      flusher = db === this.db || alone ? undefined : WalFlusher.start(this.file);
+      if (db !== this.db) flusher = FileFlusher.start(alone ? this.file : `${this.file}-wal`);
       try {
         const result = await work(new SqliteImportTransaction(db));
         db.exec('COMMIT');

@@ -1,16 +1,16 @@
 /**
- * Writes an import's write-ahead log to disk while the import runs, a flush at a time in
- * libuv's thread pool. The commit checkpoints the log into the database, and a checkpoint
- * first syncs the log: for a large import (750 MB of log for the realistic mix) that
- * meant waiting for all of it at once, at the end. Flushed as it grows, the log is mostly
- * on disk by then. Only ever more syncing than SQLite's own, so durability is unchanged;
- * a flush that fails is left to SQLite's sync to report.
+ * Writes what an import writes to disk while the import runs, a flush at a time in libuv's
+ * thread pool: its write-ahead log, or (a first import without the log) the database file
+ * itself. The commit syncs that file, and for a large import (750 MB for the realistic mix)
+ * that meant waiting for all of it at once, at the end: 0.4 s (`strace -T`). Flushed as it
+ * grows, it is mostly on disk by then. Only ever more syncing than SQLite's own, so
+ * durability is unchanged; a flush that fails is left to SQLite's sync to report.
  */
 import { closeSync, fdatasync, openSync } from 'node:fs';
 
 const EVERY_MS = 250;
 
-export class WalFlusher {
+export class FileFlusher {
   private readonly timer: NodeJS.Timeout;
   private flushing: Promise<void> | undefined;
 
@@ -19,10 +19,10 @@ export class WalFlusher {
     this.timer.unref();
   }
 
-  /** For the database `file` (its log is `file-wal`, SQLite's name); none when there is no log to flush. */
-  static start(file: string): WalFlusher | undefined {
+  /** For `file` (a database's log is `<database>-wal`, SQLite's name); none when there is no such file. */
+  static start(file: string): FileFlusher | undefined {
     try {
-      return new WalFlusher(openSync(`${file}-wal`, 'r'));
+      return new FileFlusher(openSync(file, 'r'));
     } catch {
       return undefined;
     }
