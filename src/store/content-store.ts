@@ -181,6 +181,8 @@ export interface RecordRow {
   readonly id: string;
   readonly doc: string;
   readonly blobId: number | null;
+  /** Whether one of its kind and id is stored now (read in this transaction): it is replaced. */
+  readonly replaces: boolean;
 }
 
 /** A small file, read whole and cut into its stored chunks (blob-chunks.ts), to store as a blob. */
@@ -206,7 +208,7 @@ export interface ImportTransaction {
   rows(kind: RecordKind, ids?: readonly string[]): Promise<Map<string, StoredRow>>;
   ids(kind: RecordKind): Promise<string[]>;
   docs(kind: RecordKind): Promise<Array<{ id: string; doc: string }>>;
-  /** Writes records, each replacing any stored one of its kind and id. */
+  /** Writes records, each replacing the stored one of its kind and id where `replaces` says so. */
   putRecords(kind: RecordKind, rows: readonly RecordRow[]): Promise<void>;
   deleteRecords(kind: RecordKind, ids: readonly string[]): Promise<void>;
   /** The ids of the blobs stored with these SHA-256s. */

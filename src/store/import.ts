@@ -214,7 +214,7 @@ async function writeKinds(
         else if (before.doc === doc && before.blobId === blobId) kinds[kind].unchanged++;
         else kinds[kind].changed++;
         if (!before || before.doc !== doc || before.blobId !== blobId) {
-          writes.push({ id: record.id, doc, blobId });
+          writes.push({ id: record.id, doc, blobId, replaces: before !== undefined });
           changed
             .get(kind)!
             .set(record.id, { doc, blobId, size: record.file?.size ?? null, parsed: record.doc });

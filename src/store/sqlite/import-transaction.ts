@@ -96,8 +96,9 @@ export class SqliteImportTransaction implements ImportTransaction {
   }
 
   async putRecords(kind: RecordKind, rows: readonly RecordRow[]): Promise<void> {
-    for (const { id, doc, blobId } of rows) {
-      this.s.delete.run(kind, id);
+    for (const { id, doc, blobId, replaces } of rows) {
+      // A new record needs no DELETE (a b-tree lookup each: about 1% of a first import).
+      if (replaces) this.s.delete.run(kind, id);
       this.s.insert.run(kind, id, doc, blobId);
     }
   }
