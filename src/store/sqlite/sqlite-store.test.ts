@@ -1,4 +1,4 @@
-/** What only the SQLite store has: the page size of the file it creates, and opening a new file from several processes. */
+/** What only the SQLite store has: the page size of the file it creates, opening a new file from several processes, and a new file's first import without the log. */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -10,14 +10,17 @@ import { SqliteStore } from './sqlite-store.ts';
 
 const s = scratch();
 
-function pageSize(file: string): number {
+/** A pragma's value as a connection of its own reads it from the file. */
+function pragmaOf(file: string, name: string): string {
   const db = new Database(file, { readonly: true });
   try {
-    return Number(db.pragma('page_size', { simple: true }));
+    return String(db.pragma(name, { simple: true }));
   } finally {
     db.close();
   }
 }
+
+const pageSize = (file: string) => Number(pragmaOf(file, 'page_size'));
 
 test('a new file gets 16 KiB pages: a point lookup copies 16 KiB, a 256 KiB chunk row is 16 page reads', async () => {
   const file = s.dbPath();
@@ -91,14 +94,7 @@ test('a file that is up to date opens while another connection holds the write l
 /** Whether the file has a write-ahead log beside it now (WAL mode with a connection open). */
 const hasLog = (file: string) => existsSync(`${file}-wal`);
 
-function journalMode(file: string): string {
-  const db = new Database(file, { readonly: true });
-  try {
-    return String(db.pragma('journal_mode', { simple: true }));
-  } finally {
-    db.close();
-  }
-}
+const journalMode = (file: string) => pragmaOf(file, 'journal_mode');
 
 const oneArea = (name: string) => bundleJson({ bereiche: [{ bereichID: 1, name }] });
 

@@ -299,11 +299,22 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
    * each for the realistic mix, while the pages of a new file need no journal at all (a
    * rollback cuts the file back to its size before). It is as atomic: a crash leaves a hot
    * journal that the next opening rolls back. The file is locked for the import's length
-   * (a server opening it meanwhile waits, docs/operations.md), and back in WAL mode after.
+   * (a command opening it meanwhile waits up to 5 s, README), and back in WAL mode after.
    */
   async importTransaction<T>(work: (tx: ImportTransaction) => Promise<T>): Promise<T> {
     const alone = this.firstImportAlone && leaveWal(this.db);
     this.firstImportAlone = false;
+    try {
+      return await this.importOnOwnConnection(alone, work);
+    } finally {
+      if (alone) backToWal(this.db);
+    }
+  }
+
+  private async importOnOwnConnection<T>(
+    alone: boolean,
+    work: (tx: ImportTransaction) => Promise<T>,
+  ): Promise<T> {
     const db = this.file === ':memory:' ? this.db : openConnection(this.file, 10_000, !alone).db;
     // In a rollback journal, NORMAL could leave a file a power cut corrupts (SQLite's docs).
     if (alone) db.pragma('synchronous = FULL');
@@ -323,7 +334,6 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
     } finally {
       await flusher?.stop();
       if (db !== this.db) db.close();
-      if (alone) backToWal(this.db);
     }
   }
 
