@@ -251,10 +251,12 @@ export class VariantCache {
     const file = index.folder.path(nameOf(hash, row.format));
     let data: Binary;
     try {
-      // A small variant is read synchronously: it is at most INLINE_BYTES, written by this
-      // instance and so normally in the page cache, and fs/promises' readFile makes four
-      // thread-pool round trips (open, stat, read, close) that cost more than the read
-      // itself: 4-10% of the realistic mix's rate (docs/performance.md, "The night's round").
+      // A small variant is read synchronously: it is at most INLINE_BYTES, written by a
+      // process on this machine (the folder is on a local file system, README) and mostly still
+      // in the page cache, and fs/promises' readFile makes four thread-pool round trips
+      // (open, stat, read, close) that cost more than such a read: 4-10% of the realistic
+      // mix's rate (docs/performance.md, "The night's round"). A cold read blocks for one
+      // disk read of at most 1 MiB.
       data =
         row.size <= INLINE_BYTES ? readFileSync(file) : await openedFile(file, row.size, contentId(hash));
     } catch (error) {

@@ -68,7 +68,7 @@ function openSqlite(
     const code = (error as { code?: unknown }).code;
     if (isBusy(error)) {
       throw new StoreLocationError(
-        `the store ${file} stayed locked by another process (as the first import into a new file keeps it until it ends); try again when that has finished`,
+        `the store ${file} stayed locked by another process (as, e.g., the first import into a new file keeps it until it ends); try again when that has finished`,
       );
     }
     if (typeof code !== 'string' || !UNUSABLE.has(code)) throw error;

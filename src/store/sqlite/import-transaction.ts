@@ -4,7 +4,7 @@
  *
  * Every write is a single-row statement SQLite can check before it changes anything: an
  * UPSERT or UPDATE of `records`, whose blob_id is a foreign key, may abort halfway, so
- * SQLite keeps a statement journal for it — a copy of each 64 KiB page the statement
+ * SQLite keeps a statement journal for it — a copy of each page (64 KiB then) the statement
  * touches, written to a temporary file on every statement. A record is replaced by a
  * DELETE and an INSERT instead (6 GB of such copies in an import of 58,000 records).
  */

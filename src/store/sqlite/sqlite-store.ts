@@ -85,12 +85,28 @@ function leaveWal(db: Db): boolean {
   }
 }
 
-/** Back in WAL mode; if a connection opening the file meanwhile holds it, that one sets it. */
+/**
+ * In a rollback journal, a commit is the journal's deletion: only EXTRA also syncs the
+ * folder after it, so that a power cut just after a commit cannot bring the journal back
+ * and undo it (SQLite's PRAGMA synchronous); NORMAL could even leave a corrupt file.
+ */
+const ROLLBACK_SYNC = 'synchronous = EXTRA';
+
+/**
+ * Back in WAL mode. Never throws (it runs after the import's outcome is known): when it
+ * cannot switch now, every connection that opens the file later sets WAL mode, and until
+ * then this one keeps writing its own rows (tokens, import runs) with the rollback sync.
+ */
 function backToWal(db: Db): void {
   try {
-    db.pragma('journal_mode = WAL');
-  } catch (error) {
-    if (!isBusy(error)) throw error;
+    if (db.pragma('journal_mode = WAL', { simple: true }) === 'wal') return;
+  } catch {
+    // Busy (another process is opening the file) or an I/O error: stay, safely, below.
+  }
+  try {
+    db.pragma(ROLLBACK_SYNC);
+  } catch {
+    // A connection that cannot even set a pragma fails its next statement on its own.
   }
 }
 
@@ -299,7 +315,7 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
    * each for the realistic mix, while the pages of a new file need no journal at all (a
    * rollback cuts the file back to its size before). It is as atomic: a crash leaves a hot
    * journal that the next opening rolls back. The file is locked for the import's length
-   * (a command opening it meanwhile waits up to 5 s, README), and back in WAL mode after.
+   * (a command opening it meanwhile waits, README), and back in WAL mode after.
    */
   async importTransaction<T>(work: (tx: ImportTransaction) => Promise<T>): Promise<T> {
     const alone = this.firstImportAlone && leaveWal(this.db);
@@ -316,8 +332,7 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
     work: (tx: ImportTransaction) => Promise<T>,
   ): Promise<T> {
     const db = this.file === ':memory:' ? this.db : openConnection(this.file, 10_000, !alone).db;
-    // In a rollback journal, NORMAL could leave a file a power cut corrupts (SQLite's docs).
-    if (alone) db.pragma('synchronous = FULL');
+    if (alone) db.pragma(ROLLBACK_SYNC);
     let flusher: FileFlusher | undefined;
     try {
       db.exec('BEGIN IMMEDIATE');
@@ -332,8 +347,10 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
         throw error;
       }
     } finally {
-      await flusher?.stop();
+      // The connection first: closing any descriptor of the file (the flusher's) drops every
+      // POSIX lock this process holds on it (close(2)), the connection's included.
       if (db !== this.db) db.close();
+      await flusher?.stop();
     }
   }
 
