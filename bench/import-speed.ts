@@ -6,8 +6,9 @@
  * exit. The bundle is generated once; each round imports it into a new SQLite file and,
  * when PostgreSQL answers (bench/stores.ts), into a new schema, the stores alternating.
  * Figures are medians of the rounds: records/s counts every record of every kind, MB/s
- * the bundle's files. Before each round the harness waits (up to a minute) for the
- * machine to be quiet, and records how busy it was. Writes bench/results/import.json.
+ * the bundle's files. Before each round the harness has the machine's pending writes put on
+ * disk (`sync`) and waits (up to a minute) for the machine to be quiet, and records how
+ * busy it was. Writes bench/results/import.json.
  *
  *   npm run bench -- --only import [--rounds 5] [--store sqlite] [--mix-scale 0.1]
  *                                  [--import-bundle DIR]   (a bundle this harness wrote before, kept with --keep)
@@ -90,6 +91,17 @@ function timedImport(dir: string, db: string): number {
   return ms;
 }
 
+/**
+ * Writes every dirty page of the machine to disk before a round, as waitQuiet waits for
+ * the CPUs: otherwise a round also waits on the write-back of files written before it —
+ * the bundle the harness just generated (346 MB at scale 1), which took the first round
+ * from about 5.1 to 6–7 s (docs/performance.md "Import speed").
+ */
+function flushWrites(): void {
+  const run = spawnSync('sync');
+  if (run.status !== 0) throw new Error(`sync failed: ${run.stderr}`);
+}
+
 export async function runImportBench(options: ImportBenchOptions): Promise<void> {
   const data = await content(options);
   const notes: string[] = [];
@@ -99,6 +111,7 @@ export async function runImportBench(options: ImportBenchOptions): Promise<void>
   const rounds: Record<string, Round[]> = { sqlite: [], ...(withPostgres ? { postgres: [] } : {}) };
   for (let round = 1; round <= options.rounds; round++) {
     for (const store of Object.keys(rounds)) {
+      flushWrites();
       const busyBefore = await waitQuiet(60);
       let ms: number;
       if (store === 'sqlite') {
