@@ -11,7 +11,6 @@
 import { randomInt } from 'node:crypto';
 import type { CacheObserver } from '../cache/observer.ts';
 import type { Call } from '../protocol/binding.ts';
-import { FrequencySketch, stringHash } from './frequency-sketch.ts';
 
 export interface CachedAnswer {
   readonly version: number;
@@ -49,8 +48,10 @@ export function answerHead(answer: CachedAnswer, requestId: string): string[] {
 export const MAX_KEYED_BODY = 16 * 1024;
 /** Larger answers are streamed each time rather than held. */
 export const MAX_CACHED_ANSWER = 4 * 1024 * 1024;
-/** Answers up to this size are kept the first time; larger ones as `admits` decides. */
+/** Answers up to this size are kept the first time; larger ones once asked for again (admits). */
 export const ADMITTED_AT_ONCE = 8 * 1024;
+/** How many requests of larger answers are remembered as asked for once. */
+const ASKED_ONCE = 16_384;
 
 /**
  * A request as the cache knows it: everything an answer depends on. The `Authorization`
@@ -70,8 +71,6 @@ export interface RequestKey {
    * itself (V8 hashes a string natively and keeps the hash with it).
    */
   readonly hash: number | string;
-  /** A number for the request in the frequency sketch: the body's hash, or the URL's. */
-  readonly frequencyHash: number;
 }
 
 /**
@@ -82,8 +81,6 @@ export interface RequestKey {
 const SEED = randomInt(2 ** 31);
 const FNV_PRIME = 16777619;
 const MAX_BUCKET = 8;
-/** How many of the oldest entries `admits` looks through for one not read since the sweep. */
-const VICTIM_SCAN = 8;
 
 /**
  * FNV-1a over 32-bit words, folded into V8's small-integer range (a Map keyed by small
@@ -121,11 +118,9 @@ export function requestKey(
       soapAction: '',
       body: undefined,
       hash: url,
-      frequencyHash: stringHash(url),
     };
   }
   if (method !== 'POST' || body === undefined || body.length > MAX_KEYED_BODY) return undefined;
-  const hash = hashBytes(body);
   return {
     method,
     url,
@@ -133,8 +128,7 @@ export function requestKey(
     contentType: headers.contentType ?? '',
     soapAction: headers.soapAction ?? '',
     body,
-    hash,
-    frequencyHash: hash,
+    hash: hashBytes(body),
   };
 }
 
@@ -188,8 +182,7 @@ interface Slot {
  */
 export class ResponseCache {
   private readonly buckets = new Map<number | string, Slot[]>();
-  /** How often each request was asked for lately (hits and misses alike). */
-  private readonly asked = new FrequencySketch();
+  private readonly askedOnce = new Set<number | string>();
   /** Every entry, oldest first. */
   private readonly order = new Set<Slot>();
   private bytes = 0;
@@ -225,7 +218,6 @@ export class ResponseCache {
    * told of every lookup (each request looks up once).
    */
   get(key: RequestKey, version: number, now: number): CachedAnswer | undefined {
-    this.asked.add(key.frequencyHash);
     const slot = this.find(key);
     if (slot !== undefined && (slot.answer.version !== version || now >= slot.answer.expiresAt)) {
       this.remove(slot);
@@ -271,33 +263,18 @@ export class ResponseCache {
    * Whether an answer of `bytes` to this request is worth keeping. Traffic that rarely asks
    * for the same thing twice (many ids, drawn evenly) would otherwise have every answer
    * copied into one buffer and kept, only to be evicted unread: on the realistic mix that
-   * made the server slower with the cache than without it. A small answer is cheap to copy
-   * and kept; a larger one while the cache has room, and then only when its request was
-   * asked for more often lately than that of the entry it would displace first (TinyLFU's
-   * admission, frequency-sketch.ts). Evenly drawn requests are all about as frequent, so
-   * few are let in; a popular one displaces a rarer one.
+   * made the server slower with the cache than without it, and its churn held more memory
+   * than the budget. So a larger answer is kept only when the same request (by its hash;
+   * a collision only admits early) was asked for among the last ASKED_ONCE such requests.
    */
   admits(key: RequestKey, bytes: number): boolean {
-    if (bytes > this.maxBytes / 4) return false; // what set() would not keep
-    if (bytes <= ADMITTED_AT_ONCE || this.bytes + bytes <= this.maxBytes) return true;
-    const victim = this.nextToGo();
-    // This request was counted as it was looked up: without that ask, a request asked for
-    // the first time lately never displaces one asked for before.
-    return (
-      victim === undefined ||
-      this.asked.estimate(key.frequencyHash) - 1 > this.asked.estimate(victim.key.frequencyHash)
-    );
-  }
-
-  /** The entry eviction would take first: the oldest not read since the sweep passed it (of the first few). */
-  private nextToGo(): Slot | undefined {
-    let first: Slot | undefined;
-    let looked = 0;
-    for (const slot of this.order) {
-      first ??= slot;
-      if (!slot.used) return slot;
-      if (++looked === VICTIM_SCAN) break;
+    if (bytes <= ADMITTED_AT_ONCE) return true;
+    if (this.askedOnce.delete(key.hash)) return true;
+    this.askedOnce.add(key.hash);
+    if (this.askedOnce.size > ASKED_ONCE) {
+      const [oldest] = this.askedOnce;
+      this.askedOnce.delete(oldest!);
     }
-    return first;
+    return false;
   }
 }
