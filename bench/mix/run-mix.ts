@@ -253,7 +253,7 @@ export function renderMix(report: MixReport): string {
       'scoop p99 ms',
       'ceiling p99 ms',
       'errors',
-      'peak RSS MB',
+      'peak RSS MiB',
       'major GCs/s',
       'GC pauses',
     ],
