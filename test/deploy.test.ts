@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { promisify } from 'node:util';
 import { serveSettings } from '../src/server/settings.ts';
-import { isPostgresUrl } from '../src/store/postgres/url.ts';
+import { isPostgresUrl } from '../src/store/postgres/location.ts';
 import { settingsSource } from './support/settings-source.ts';
 
 const run = promisify(execFile);

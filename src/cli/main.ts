@@ -1,5 +1,11 @@
 /** `scoop <command>`: thin over the core; parses argv, prints, sets the exit code. */
 import { StoreLocationError, StoreUnavailableError } from '../store/content-store.ts';
+import { compareCommand } from './compare-command.ts';
+import { harvestCommand } from './harvest-command.ts';
+import { importCommand } from './import-command.ts';
+import { migrateCommand } from './migrate-command.ts';
+import { serveCommand } from './serve-command.ts';
+import { tokenCommand } from './token-command.ts';
 import { UsageError } from './usage.ts';
 import { version } from './version.ts';
 
@@ -18,17 +24,13 @@ Commands:
 
 Run "scoop <command> --help" for the options of a command, "scoop --version" for the version.`;
 
-/**
- * Each command's module is loaded when it runs: a command that does not serve does not pay
- * for loading sharp, pino's transports or prom-client (about 80 ms of `scoop import`'s start).
- */
 const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
-  serve: async (args) => (await import('./serve-command.ts')).serveCommand(args),
-  import: async (args) => (await import('./import-command.ts')).importCommand(args),
-  token: async (args) => (await import('./token-command.ts')).tokenCommand(args),
-  migrate: async (args) => (await import('./migrate-command.ts')).migrateCommand(args),
-  compare: async (args) => (await import('./compare-command.ts')).compareCommand(args),
-  harvest: async (args) => (await import('./harvest-command.ts')).harvestCommand(args),
+  serve: serveCommand,
+  import: importCommand,
+  token: tokenCommand,
+  migrate: migrateCommand,
+  compare: compareCommand,
+  harvest: harvestCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -29,7 +29,7 @@ import type { ShadowSettings } from '../server/shadow-settings.ts';
 import { BundleError } from '../store/bundle/validate.ts';
 import { importFolder } from '../store/import.ts';
 import { openStore } from '../store/open-store.ts';
-import { redactLocation } from '../store/postgres/url.ts';
+import { redactLocation } from '../store/postgres/location.ts';
 import { base64Chunks } from '../xml/binary.ts';
 import { logContentVersionChanges } from './content-version-log.ts';
 import { formatSummary } from './import-command.ts';

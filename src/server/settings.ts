@@ -4,8 +4,8 @@
  */
 import path from 'node:path';
 import { parseColour } from '../images/colour.ts';
-import { DEFAULT_IMAGE_SETTINGS, type ImageSettings, workerShare } from '../images/image-settings.ts';
-import { isPostgresUrl } from '../store/postgres/url.ts';
+import { DEFAULT_IMAGE_SETTINGS, type ImageSettings, workerShare } from '../images/image-service.ts';
+import { isPostgresUrl } from '../store/postgres/location.ts';
 import type { XmlLimits } from '../xml/reader.ts';
 import { isHostName } from './admin-hosts.ts';
 import {

@@ -8,7 +8,8 @@ import { existsSync } from 'node:fs';
 import type { CacheObserver } from '../cache/observer.ts';
 import { isBusy } from '../support/sqlite-file.ts';
 import { type ContentStore, StoreLocationError } from './content-store.ts';
-import { isPostgresUrl } from './postgres/url.ts';
+import { isPostgresUrl } from './postgres/location.ts';
+import { PostgresStore } from './postgres/postgres-store.ts';
 import { SqliteStore } from './sqlite/sqlite-store.ts';
 
 export { StoreLocationError };
@@ -85,8 +86,6 @@ export async function openStore(location: string, options: OpenOptions = {}): Pr
     ...(options.cacheBytes !== undefined ? { cacheBytes: options.cacheBytes } : {}),
   };
   if (isPostgresUrl(location)) {
-    // Loaded only for a PostgreSQL store: the driver costs a SQLite command's start 17 ms.
-    const { PostgresStore } = await import('./postgres/postgres-store.ts');
     return PostgresStore.open(location, {
       ...cache,
       ...(options.serving ? { connectTimeoutMs: 2000 } : {}),
