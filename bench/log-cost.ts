@@ -3,7 +3,8 @@
  * scenarios against two `scoop serve` on the same store, one at its default settings (the
  * request log at `info`, written to a file) and one at `SCOOP_LOG_LEVEL=warn`, which writes
  * no request lines. They take turns, round after round (each going first in every other
- * round), and the figure is the median of the rounds' own ratios, as for the ceiling. Target: the log costs at most 10% of the rate.
+ * round), and the figure is the median of the rounds' own ratios, as for the ceiling.
+ * Target: the log costs at most 10% of the rate.
  */
 import path from 'node:path';
 import { capture } from './http.ts';
