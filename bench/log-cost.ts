@@ -34,13 +34,13 @@ export async function logCost(work: string, db: string, token: string, rounds: n
       for (let round = 0; round < rounds; round++) {
         // Which server runs first alternates: the second run of a pair met a machine that
         // had just been busy, which moved single ratios by several percent.
-        if (round % 2 === 0) {
-          on.push(await measure(withLog, s.request, wireBytes(a), script));
-          off.push(await measure(withoutLog, s.request, wireBytes(b), script));
-        } else {
-          off.push(await measure(withoutLog, s.request, wireBytes(b), script));
-          on.push(await measure(withLog, s.request, wireBytes(a), script));
-        }
+        const pair = [
+          { server: withLog, answer: a, runs: on },
+          { server: withoutLog, answer: b, runs: off },
+        ];
+        if (round % 2 === 1) pair.reverse();
+        for (const { server, answer, runs } of pair)
+          runs.push(await measure(server, s.request, wireBytes(answer), script));
       }
       const ratio = pairedRatio(medianRun(on), medianRun(off), (r) => r.rps);
       results.push({

@@ -14,7 +14,10 @@ export interface MixRow {
   readonly oursP99Ms: number;
   readonly ceilingP99Ms: number;
   readonly errors: number;
-  /** Of the server under this configuration, over all its runs, in MiB (sampled VmRSS kB / 1024), as the target is. */
+  /**
+   * Of the server under this configuration, over all its runs, in MiB (the sampled VmRSS's
+   * kB over 1024), the unit of the target.
+   */
   readonly peakRssMb: number;
   /** Full collections a second of a measured run, the median of the rounds (bench/gc-stats.ts). */
   readonly majorGcPerSecond?: number;

@@ -10,15 +10,18 @@ import { SqliteStore } from './sqlite-store.ts';
 
 const s = scratch();
 
-/** A pragma's value as a connection of its own reads it from the file. */
-function pragmaOf(file: string, name: string): string {
+/** What a read-only connection of its own reads from the file. */
+function readOnly<T>(file: string, read: (db: Database.Database) => T): T {
   const db = new Database(file, { readonly: true });
   try {
-    return String(db.pragma(name, { simple: true }));
+    return read(db);
   } finally {
     db.close();
   }
 }
+
+const pragmaOf = (file: string, name: string) =>
+  readOnly(file, (db) => String(db.pragma(name, { simple: true })));
 
 const pageSize = (file: string) => Number(pragmaOf(file, 'page_size'));
 
@@ -145,14 +148,8 @@ test('a first import while another connection has the new file open goes through
 test('a first import without the log that fails leaves the new file empty, in WAL mode, ready for the next', async () => {
   const file = s.dbPath();
   const store = new SqliteStore(file, { newForImport: true });
-  const contentVersion = () => {
-    const db = new Database(file, { readonly: true });
-    try {
-      return db.prepare("SELECT value FROM meta WHERE key = 'content_version'").pluck().get();
-    } finally {
-      db.close();
-    }
-  };
+  const contentVersion = () =>
+    readOnly(file, (db) => db.prepare("SELECT value FROM meta WHERE key = 'content_version'").pluck().get());
   const before = contentVersion();
   try {
     await assert.rejects(
