@@ -83,7 +83,7 @@ describe('the serve settings of the command line and the environment', () => {
     assert.equal(settings.publicUrl, undefined);
     assert.equal(settings.httpAuth, true);
     assert.equal(settings.responseCacheBytes, 16_777_216);
-    assert.equal(settings.recordCacheBytes, 16_777_216);
+    assert.equal(settings.recordCacheBytes, 4_194_304);
   });
 
   test('environment variables replace the defaults; an empty one counts as unset', () => {

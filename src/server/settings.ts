@@ -6,6 +6,7 @@ import path from 'node:path';
 import { parseColour } from '../images/colour.ts';
 import { DEFAULT_IMAGE_SETTINGS, type ImageSettings, workerShare } from '../images/image-service.ts';
 import { isPostgresUrl } from '../store/postgres/location.ts';
+import { DEFAULT_RECORD_CACHE_BYTES } from '../store/record-cache.ts';
 import type { XmlLimits } from '../xml/reader.ts';
 import { isHostName } from './admin-hosts.ts';
 import {
@@ -216,7 +217,7 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
     corsOrigins: corsOrigins(env.SCOOP_CORS_ORIGINS),
     recordCacheBytes: integer(
       env.SCOOP_RECORD_CACHE_BYTES,
-      16 * 1024 * 1024,
+      DEFAULT_RECORD_CACHE_BYTES,
       'SCOOP_RECORD_CACHE_BYTES',
       0,
       2 ** 40,

@@ -23,7 +23,7 @@ import type {
 } from '../content-store.ts';
 import { schemaStatus } from '../migration-runner.ts';
 import { type ReadVersions, vouchedRead } from '../read-versions.ts';
-import { RecordCache, type RecordSource } from '../record-cache.ts';
+import { DEFAULT_RECORD_CACHE_BYTES, RecordCache, type RecordSource } from '../record-cache.ts';
 import {
   type AnswerRow,
   blobReference,
@@ -40,8 +40,6 @@ import { appliedMigrations, lockKey, MIGRATIONS, migrate } from './migrations.ts
 import { PostgresPool } from './pool.ts';
 import { PostgresTokenTable } from './tokens.ts';
 import { PostgresVersionWatch } from './version-watch.ts';
-
-const DEFAULT_CACHE_BYTES = 16 * 1024 * 1024;
 
 export interface PostgresStoreOptions {
   /** A serving process waits at most this long for a connection, then answers UNAVAILABLE. */
@@ -192,7 +190,7 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
     );
     this.cache = new RecordCache(
       this.source,
-      options.cacheBytes ?? DEFAULT_CACHE_BYTES,
+      options.cacheBytes ?? DEFAULT_RECORD_CACHE_BYTES,
       options.cacheObserver,
     );
   }

@@ -21,7 +21,7 @@ import type {
 } from '../content-store.ts';
 import { schemaStatus } from '../migration-runner.ts';
 import { type ReadVersions, vouchedRead } from '../read-versions.ts';
-import { RecordCache, type RecordSource } from '../record-cache.ts';
+import { DEFAULT_RECORD_CACHE_BYTES, RecordCache, type RecordSource } from '../record-cache.ts';
 import {
   type AnswerRow,
   blobReference,
@@ -41,7 +41,6 @@ import { SqliteVersionWatch } from './version-watch.ts';
 
 type Db = Database.Database;
 
-const DEFAULT_CACHE_BYTES = 16 * 1024 * 1024;
 /** The page size of a SQLite file this store creates. */
 const PAGE_BYTES = 16 * 1024;
 
@@ -145,7 +144,7 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
     super();
     this.cache = new RecordCache(
       this.source,
-      options.cacheBytes ?? DEFAULT_CACHE_BYTES,
+      options.cacheBytes ?? DEFAULT_RECORD_CACHE_BYTES,
       options.cacheObserver,
     );
     if (file !== ':memory:') makeFolders(path.dirname(path.resolve(file)));
