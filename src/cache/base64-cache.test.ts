@@ -14,7 +14,13 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { Base64Cache, type Base64CacheOptions, type Base64Piece, type Base64Source } from './base64-cache.ts';
+import {
+  Base64Cache,
+  type Base64CacheOptions,
+  type Base64Piece,
+  type Base64Source,
+  WHOLE_TEXT_BYTES,
+} from './base64-cache.ts';
 import { CacheDirError } from './bounded-folder.ts';
 
 /** A binary whose stored base64 comes in pieces, as a store's chunked source gives it. */
@@ -313,6 +319,77 @@ describe('Base64Cache', () => {
     }
     assert.equal(await cache.forgetUnused(async () => false), 1);
     assert.deepEqual(keptFiles(), []);
+  });
+});
+
+describe('Base64Cache, whole texts (a binary of one stored chunk)', () => {
+  const textOf = (bytes: Buffer) => Buffer.from(bytes.toString('base64'), 'latin1');
+
+  test('only texts of one chunk named by a SHA-256, and only with a folder', async () => {
+    const cache = await Base64Cache.open(options());
+    assert.ok(cache.keepsFiles);
+    assert.ok(cache.keepsWhole(sourceOf(randomBytes(1))));
+    assert.ok(cache.keepsWhole(sourceOf(randomBytes((WHOLE_TEXT_BYTES / 4) * 3))));
+    assert.ok(!cache.keepsWhole(sourceOf(randomBytes((WHOLE_TEXT_BYTES / 4) * 3 + 1))));
+    assert.ok(!cache.keepsWhole(sourceOf(randomBytes(10), { contentId: 'not-a-sha256' })));
+    assert.ok(!Base64Cache.none().keepsFiles);
+    assert.ok(!Base64Cache.none().keepsWhole(sourceOf(randomBytes(10))));
+    const bounded = await Base64Cache.open(options({ maxBytes: 100 }));
+    assert.ok(!bounded.keepsWhole(sourceOf(randomBytes(76))), 'a text longer than the bound is not kept');
+  });
+
+  test('a miss finds nothing; the text kept is read back whole, and the lookups are counted', async () => {
+    const cache = await Base64Cache.open(options());
+    const bytes = randomBytes(100_000);
+    const source = sourceOf(bytes);
+    assert.equal(cache.textNow(source), undefined);
+    cache.keepText(source, textOf(bytes));
+    await cache.settled();
+    assert.deepEqual(keptFiles(), [`${source.contentId}.b64`]);
+    assert.deepEqual(cache.textNow(source), textOf(bytes));
+    assert.deepEqual(lookups, ['miss', 'hit']);
+    assert.deepEqual(errors, []);
+    assert.equal(source.reads, 0, 'the source itself is never read');
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => !name.endsWith('.b64')),
+      [],
+      'no temporary is left',
+    );
+  });
+
+  test('a text of the wrong length is not kept; a file of the wrong length is removed', async () => {
+    const cache = await Base64Cache.open(options());
+    const bytes = randomBytes(3000);
+    const source = sourceOf(bytes);
+    cache.keepText(source, textOf(bytes).subarray(1));
+    await cache.settled();
+    assert.deepEqual(keptFiles(), []);
+    writeFileSync(path.join(dir, `${source.contentId}.b64`), 'too short');
+    assert.equal(cache.textNow(source), undefined);
+    assert.deepEqual(keptFiles(), []);
+    assert.match(String(errors[0]), /holds 9 characters, expected 4000: removed/);
+  });
+
+  test('texts past the bound are trimmed, least recently used first', async () => {
+    // Each text is 40,000 characters; the bound holds two.
+    const cache = await Base64Cache.open(options({ maxBytes: 90_000 }));
+    const sources = [randomBytes(30_000), randomBytes(30_000), randomBytes(30_000)].map((bytes) => ({
+      bytes,
+      source: sourceOf(bytes),
+    }));
+    for (const [i, { bytes, source }] of sources.entries()) {
+      cache.keepText(source, textOf(bytes));
+      await cache.settled();
+      const long = Date.now() / 1000 - 3600 + i;
+      utimesSync(path.join(dir, `${source.contentId}.b64`), long, long);
+    }
+    assert.deepEqual(
+      keptFiles().sort(),
+      sources
+        .slice(1)
+        .map(({ source }) => `${source.contentId}.b64`)
+        .sort(),
+    );
   });
 });
 

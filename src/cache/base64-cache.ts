@@ -15,7 +15,12 @@
  * as they go out; only a complete file is renamed into place. Several processes may share
  * the folder: besides what the folder guarantees, identical content makes duplicate writes
  * harmless.
+ *
+ * The text of a binary of one stored chunk (most attachments and images) is kept too, and
+ * read whole (`textNow`): reading the file costs less than the chunk's row, which SQLite
+ * assembles from overflow pages and pg transfers and decodes (docs/performance.md).
  */
+import { closeSync, fstatSync, openSync, readSync, rmSync } from 'node:fs';
 import { type FileHandle, open, stat, unlink } from 'node:fs/promises';
 import { BoundedFolder, isMissing, type Temporary } from './bounded-folder.ts';
 
@@ -53,6 +58,15 @@ export interface Base64Piece {
 
 /** 8 MiB: below this, reading the rows costs little and the answer may be in the response cache. */
 export const DEFAULT_MIN_BINARY_BYTES = 8 * 1024 * 1024;
+/**
+ * A text up to this length (one stored chunk's) is read whole and at once (`textNow`): from
+ * a file that is in the page cache, that costs less than the chunk's row, which SQLite
+ * assembles from its overflow pages and pg from its rows (docs/performance.md, "The sixth
+ * round").
+ */
+export const WHOLE_TEXT_BYTES = 256 * 1024;
+/** Whole texts being written at once, at most: past it, a miss is answered without keeping its text. */
+const MAX_WHOLE_FILLS = 16;
 /** Bytes read from a file per piece (and the size of each reused buffer). */
 const PIECE_BYTES = 256 * 1024;
 /** Reused buffers kept between answers (4 MiB). */
@@ -75,18 +89,17 @@ function isEntry(name: string): boolean {
   return name.endsWith(SUFFIX) && CONTENT_ID.test(name.slice(0, -SUFFIX.length));
 }
 
+function namedBySha256(source: Base64Source): boolean {
+  return source.contentId !== undefined && CONTENT_ID.test(source.contentId);
+}
+
 /** Large enough to keep, small enough for the bound, and named by its SHA-256. */
 export function worthKeeping(
   source: Base64Source,
   maxBytes: number,
   minBinaryBytes = DEFAULT_MIN_BINARY_BYTES,
 ): boolean {
-  return (
-    source.size >= minBinaryBytes &&
-    textLength(source.size) <= maxBytes &&
-    source.contentId !== undefined &&
-    CONTENT_ID.test(source.contentId)
-  );
+  return source.size >= minBinaryBytes && textLength(source.size) <= maxBytes && namedBySha256(source);
 }
 
 /** The text of one binary being written to a temporary file as its answer goes out. */
@@ -134,6 +147,10 @@ export class Base64Cache {
   private readonly pool: Buffer[] = [];
   private readonly filling = new Set<string>();
   private readonly pending = new Set<Promise<void>>();
+  private wholeFills = 0;
+  /** The folder's bytes as this process last counted them, plus what it placed since. */
+  private counted = 0;
+  private trimming = false;
 
   private constructor(
     /** Undefined for a cache that keeps nothing (`none`). */
@@ -146,8 +163,9 @@ export class Base64Cache {
     const { dir, maxBytes } = options;
     if (dir === undefined || maxBytes <= 0) return new Base64Cache(options, undefined);
     const folder = await BoundedFolder.open({ cache: 'base64 cache', dir, maxBytes, isEntry });
-    await folder.trim();
-    return new Base64Cache(options, folder);
+    const cache = new Base64Cache(options, folder);
+    cache.counted = await folder.trim();
+    return cache;
   }
 
   static none(): Base64Cache {
@@ -160,6 +178,73 @@ export class Base64Cache {
       this.folder !== undefined &&
       worthKeeping(source, this.folder.maxBytes, this.options?.minBinaryBytes ?? DEFAULT_MIN_BINARY_BYTES)
     );
+  }
+
+  /** Whether the cache keeps files at all (a folder and a bound above 0). */
+  get keepsFiles(): boolean {
+    return this.folder !== undefined;
+  }
+
+  /** Whether the text of this binary is read whole (`textNow`) and kept (`keepText`): one chunk's, named by its SHA-256. */
+  keepsWhole(source: Base64Source): boolean {
+    return (
+      this.folder !== undefined &&
+      textLength(source.size) <= Math.min(WHOLE_TEXT_BYTES, this.folder.maxBytes) &&
+      namedBySha256(source)
+    );
+  }
+
+  /**
+   * The text of a binary `keepsWhole` takes, read from its file now (synchronously, as the
+   * store's rows are); undefined when there is no file, or it had the wrong length (then
+   * it is removed).
+   */
+  textNow(source: Base64Source): Buffer | undefined {
+    const file = this.folder!.path(nameOf(source.contentId!));
+    const length = textLength(source.size);
+    let fd: number;
+    try {
+      fd = openSync(file, 'r');
+    } catch (error) {
+      if (!isMissing(error)) this.tell(error);
+      this.options?.onLookup?.('miss');
+      return undefined;
+    }
+    try {
+      const info = fstatSync(fd);
+      if (info.size !== length) {
+        rmSync(file, { force: true });
+        throw new Error(`${file} holds ${info.size} characters, expected ${length}: removed`);
+      }
+      const text = Buffer.allocUnsafe(length);
+      for (let at = 0; at < length; ) {
+        const read = readSync(fd, text, at, length - at, at);
+        if (read === 0) throw new Error(`${file} ended at ${at} of ${length} characters`);
+        at += read;
+      }
+      this.folder!.touchSync(fd, info.mtimeMs);
+      this.options?.onLookup?.('hit');
+      return text;
+    } catch (error) {
+      this.tell(error);
+      this.options?.onLookup?.('miss');
+      return undefined;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /**
+   * Puts the text of a binary `keepsWhole` takes, as the store gave it, in its file, after
+   * the answer (nobody waits); at most MAX_WHOLE_FILLS at once, the rest left for a later miss.
+   */
+  keepText(source: Base64Source, text: Buffer): void {
+    const id = source.contentId!;
+    if (text.length !== textLength(source.size) || this.filling.has(id) || this.wholeFills >= MAX_WHOLE_FILLS)
+      return;
+    this.filling.add(id);
+    this.wholeFills++;
+    this.track(this.writeWhole(id, text));
   }
 
   /** The base64 text of `source` (see `applies`), piece by piece: from its file, or from the source while its file is made. */
@@ -359,12 +444,45 @@ export class Base64Cache {
         return;
       }
       await folder.place(fill.temporary.path, nameOf(id));
-      await folder.trim();
+      this.counted = await folder.trim();
     } catch (error) {
       this.tell(error);
     } finally {
       await folder.discard(fill.temporary.path);
       this.filling.delete(id);
+    }
+  }
+
+  private async writeWhole(id: string, text: Buffer): Promise<void> {
+    const folder = this.folder!;
+    let temporary: string | undefined;
+    try {
+      temporary = await folder.writeTemporary(nameOf(id), text);
+      await folder.place(temporary, nameOf(id));
+      temporary = undefined;
+      this.counted += text.length;
+      await this.trimWhenFull();
+    } catch (error) {
+      this.tell(error);
+    } finally {
+      if (temporary !== undefined) await folder.discard(temporary);
+      this.filling.delete(id);
+      this.wholeFills--;
+    }
+  }
+
+  /**
+   * Trims once the folder, as this process counts it, has outgrown its bound: a trim reads
+   * every file's size, too much to do for each small file placed. Other processes' files
+   * are counted at this process's next trim, and theirs trim for them.
+   */
+  private async trimWhenFull(): Promise<void> {
+    if (this.trimming || this.counted <= this.folder!.maxBytes) return;
+    this.trimming = true;
+    try {
+      this.counted = await this.folder!.trim();
+    } finally {
+      this.trimming = false;
     }
   }
 

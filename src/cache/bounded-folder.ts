@@ -19,7 +19,7 @@
  * and removes files synchronously (`placeSync`, `removeSync`) while it holds its own lock.
  */
 import { randomBytes } from 'node:crypto';
-import { readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { futimesSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -213,17 +213,32 @@ export class BoundedFolder {
     }
   }
 
-  /** Evicts by the files' mtimes, least recently used first, until the entries fit the bound. */
-  async trim(): Promise<void> {
+  /** Evicts by the files' mtimes, least recently used first, until the entries fit the bound; the bytes left. */
+  async trim(): Promise<number> {
     const entries = (await this.entries()).sort((a, b) => a.usedMs - b.usedMs);
-    const total = entries.reduce((sum, entry) => sum + entry.size, 0);
-    for (const entry of evictionOrder(entries, total, this.options.maxBytes)) await this.remove(entry.name);
+    let total = entries.reduce((sum, entry) => sum + entry.size, 0);
+    for (const entry of evictionOrder(entries, total, this.options.maxBytes)) {
+      await this.remove(entry.name);
+      total -= entry.size;
+    }
+    return total;
   }
 
   /** Records a use of an open entry whose mtime is `usedMs`, at most once per TOUCH_INTERVAL_MS; best effort. */
   async touch(handle: FileHandle, usedMs: number): Promise<void> {
     const now = Date.now();
     if (isTouchDue(usedMs, now)) await handle.utimes(now / 1000, now / 1000).catch(() => undefined);
+  }
+
+  /** The same for a file descriptor, synchronously. */
+  touchSync(fd: number, usedMs: number): void {
+    const now = Date.now();
+    if (!isTouchDue(usedMs, now)) return;
+    try {
+      futimesSync(fd, now / 1000, now / 1000);
+    } catch {
+      // Best effort: the file is only evicted a little early.
+    }
   }
 
   private temporaryFor(name: string): string {

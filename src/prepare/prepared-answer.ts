@@ -5,9 +5,23 @@
  */
 import type { Arguments, Operation } from '../contract/operations.ts';
 import type { ContentStore, Snapshot } from '../store/content-store.ts';
+import type { BinarySource } from '../xml/binary.ts';
 import type { BodyPart, Layout } from '../xml/writer.ts';
 import { splitFragment } from './fragment.ts';
 import { ANSWERS_FORMAT, preparedOperation } from './prepared-operations.ts';
+
+/**
+ * Where a binary's base64 text may be at hand besides the store: cache/base64-cache.ts's
+ * files of whole texts, which are cheaper to read than the store's rows.
+ */
+export interface TextsAtHand {
+  /** Whether this binary's text is kept whole (small enough, named by its SHA-256). */
+  keepsWhole(source: BinarySource): boolean;
+  /** Its text, if it is at hand now. */
+  textNow(source: BinarySource): Buffer | undefined;
+  /** Keeps its text, as the store gave it, for the next time. */
+  keepText(source: BinarySource, text: Buffer): void;
+}
 
 /**
  * The inside of the call's answer in `layout`, or undefined when it has none to send: then
@@ -21,19 +35,20 @@ export async function preparedInside(
   layout: Layout,
   now: number,
   expires: (at: number) => void,
+  texts?: TextsAtHand,
 ): Promise<BodyPart[] | undefined> {
   const prepared = preparedOperation(operation.name);
   const key = prepared?.keyOf(args);
   if (prepared === undefined || key === undefined) return undefined;
   return store.read(async (snapshot) => {
-    const answer = await snapshot.answer(prepared.name, key, layout, ANSWERS_FORMAT);
+    const answer = await snapshot.answer(prepared.name, key, layout, ANSWERS_FORMAT, texts === undefined);
     if (!answer) return undefined;
     const { visibleFrom, visibleUntil } = answer;
     // bundle-format.md: outside sichtbarVon/sichtbarBis an article counts as not published.
     if ((visibleFrom !== null && now < visibleFrom) || (visibleUntil !== null && now > visibleUntil))
       return undefined;
     const { markup, blobIds } = splitFragment(answer.fragment);
-    const binaries = blobIds.length === 0 ? [] : await binariesOf(snapshot, blobIds);
+    const binaries = blobIds.length === 0 ? [] : await binariesOf(snapshot, blobIds, texts);
     if (!binaries) return undefined;
     if (visibleUntil !== null) expires(visibleUntil + 1);
     if (binaries.length === 0) return markup;
@@ -44,17 +59,44 @@ export async function preparedInside(
 }
 
 /**
- * Each reference's binary as the writer would send it: the stored base64 of a binary of one
- * chunk, at hand; a larger one streamed from its chunks. Undefined if a blob is gone.
+ * Each reference's binary as the writer would send it: the base64 of a binary of one chunk,
+ * at hand (from `texts` when it has it, else as stored, then given to `texts` for the next
+ * time); a larger one streamed from its chunks. Undefined if a blob is gone.
  */
-async function binariesOf(snapshot: Snapshot, blobIds: readonly number[]): Promise<BodyPart[] | undefined> {
+async function binariesOf(
+  snapshot: Snapshot,
+  blobIds: readonly number[],
+  texts: TextsAtHand | undefined,
+): Promise<BodyPart[] | undefined> {
   const parts: BodyPart[] = [];
   for (const blobId of blobIds) {
-    const blob = await snapshot.blob(blobId);
+    let blob = await snapshot.blob(blobId, texts === undefined);
     if (!blob) return undefined;
+    if (texts?.keepsWhole(blob.source)) {
+      const text = blob.base64 ?? texts.textNow(blob.source);
+      if (text) {
+        parts.push(text);
+        continue;
+      }
+      blob = await snapshot.blob(blobId);
+      if (!blob) return undefined;
+      const stored = blob.base64 ?? (blob.bytes && base64Of(blob.bytes));
+      if (stored) {
+        texts.keepText(blob.source, stored);
+        parts.push(stored);
+        continue;
+      }
+    }
     if (blob.base64) parts.push(blob.base64);
-    else if (blob.bytes) parts.push(Buffer.from(Buffer.from(blob.bytes).toString('base64'), 'latin1'));
+    else if (blob.bytes) parts.push(base64Of(blob.bytes));
     else parts.push({ base64Of: blob.source });
   }
   return parts;
+}
+
+function base64Of(bytes: Uint8Array): Buffer {
+  return Buffer.from(
+    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64'),
+    'latin1',
+  );
 }

@@ -94,14 +94,21 @@ export interface Snapshot {
   /**
    * A blob by its id, as a prepared answer refers to it: its one chunk read now, a larger
    * one streamed; undefined when it is gone. Blobs never change, so the id says it all.
+   * With `readChunk` false, the one chunk is left to its `source` too (a caller that has
+   * the content's text at hand needs only its size and SHA-256).
    */
-  blob(blobId: number): Promise<StoredBlob | undefined>;
-  /** The prepared answer to `operation` for `key`, if one of this `format` was prepared. */
+  blob(blobId: number, readChunk?: boolean): Promise<StoredBlob | undefined>;
+  /**
+   * The prepared answer to `operation` for `key`, if one of this `format` was prepared. A
+   * store may read the blobs it lists with it; `readChunks` false says their chunks will be
+   * asked for without them (`blob(id, false)`).
+   */
   answer(
     operation: string,
     key: string,
     layout: AnswerLayout,
     format: string,
+    readChunks?: boolean,
   ): Promise<StoredAnswer | undefined>;
 }
 

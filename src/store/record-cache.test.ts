@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseDoc, type RecordKind, type Snapshot, type StoredRecord } from './content-store.ts';
+import {
+  parseDoc,
+  type RecordKind,
+  type Snapshot,
+  type StoredBlob,
+  type StoredRecord,
+} from './content-store.ts';
 import { RecordCache, type RecordSource } from './record-cache.ts';
 
 /** A store in memory whose content version moves when `publish` is called. */
@@ -108,4 +114,44 @@ test('a record read through the cache parses to its kind’s document, and only 
   assert.equal(name, 'Verkehr');
   // @ts-expect-error a bereich has no article fields
   assert.equal(bereich.sichtbarVon, undefined);
+});
+
+test('a blob read with its chunk serves a later read without it, not the other way round', async () => {
+  const store = fakeStore();
+  const reads: boolean[] = [];
+  const blobOf = (readChunk: boolean): StoredBlob => ({
+    id: 7,
+    sha256: 'a'.repeat(64),
+    size: 3,
+    ...(readChunk ? { base64: Buffer.from('YWJj') } : {}),
+    source: { size: 3, chunks: async function* () {} },
+  });
+  const snapshot: Snapshot = {
+    get: async () => undefined,
+    getMany: async () => new Map(),
+    all: async () => [],
+    blob: async (_id, readChunk = true) => {
+      reads.push(readChunk);
+      return blobOf(readChunk);
+    },
+    answer: async () => undefined,
+  };
+  const cache = new RecordCache(
+    { ...store.source, consistent: async (read) => ({ result: await read(snapshot), version: 1 }) },
+    1 << 20,
+  );
+  const blob = (readChunk: boolean) => cache.read((s) => s.blob(7, readChunk));
+  assert.equal((await blob(false))?.base64, undefined);
+  assert.equal((await blob(false))?.base64, undefined);
+  assert.deepEqual(
+    (await blob(true))?.base64,
+    Buffer.from('YWJj'),
+    'a reference does not stand for the chunk',
+  );
+  assert.deepEqual(
+    (await blob(false))?.base64,
+    Buffer.from('YWJj'),
+    'the blob with its chunk stands for the reference',
+  );
+  assert.deepEqual(reads, [false, true]);
 });

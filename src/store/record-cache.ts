@@ -114,8 +114,10 @@ export class RecordCache {
       if (entry === Miss) throw MISS;
       return [...(entry as ReadonlyArray<{ id: string; record: StoredRecord }>)];
     },
-    blob: async (blobId) => {
-      const entry = this.hit(`blob\u0000${blobId}`);
+    blob: async (blobId, readChunk = true) => {
+      // A blob read with its chunk serves a read without it too, not the other way round.
+      let entry = this.hit(`blob\u0000${blobId}`);
+      if (entry === Miss && !readChunk) entry = this.hit(`blob reference\u0000${blobId}`);
       if (entry === Miss) throw MISS;
       return entry as StoredBlob | undefined;
     },
@@ -144,13 +146,13 @@ export class RecordCache {
         pending.push([`${kind}\u0000*`, list]);
         return list;
       },
-      blob: async (blobId) => {
-        const blob = await snapshot.blob(blobId);
-        pending.push([`blob\u0000${blobId}`, blob]);
+      blob: async (blobId, readChunk = true) => {
+        const blob = await snapshot.blob(blobId, readChunk);
+        pending.push([`${readChunk ? 'blob' : 'blob reference'}\u0000${blobId}`, blob]);
         return blob;
       },
-      answer: async (operation, key, layout, format) => {
-        const answer = await snapshot.answer(operation, key, layout, format);
+      answer: async (operation, key, layout, format, readChunks) => {
+        const answer = await snapshot.answer(operation, key, layout, format, readChunks);
         pending.push([`answer\u0000${operation}\u0000${layout}\u0000${format}\u0000${key}`, answer]);
         return answer;
       },

@@ -21,9 +21,17 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
   const writer = app.writers.get(call.operation)!;
   if (binding.prepared) {
     const { layout, wrap } = binding.prepared;
-    const inside = await preparedInside(app.store, call.operation, args, layout, app.now(), (at) => {
-      expiresAt = Math.min(expiresAt, at);
-    });
+    const inside = await preparedInside(
+      app.store,
+      call.operation,
+      args,
+      layout,
+      app.now(),
+      (at) => {
+        expiresAt = Math.min(expiresAt, at);
+      },
+      app.base64Cache?.keepsFiles ? app.base64Cache : undefined,
+    );
     if (inside) {
       exchange.answer = { parts: wrap(writer, inside), headers: undefined, expiresAt };
       return;

@@ -100,7 +100,8 @@ function pieced(row: PiecedChunk | undefined): Buffer | undefined {
 interface RecordRowWithChunk extends RecordRow, ChunkColumns {}
 type BlobRow = Omit<RecordRowWithChunk, 'id' | 'doc'>;
 
-const BLOB_COLUMNS = `b.blob_id, b.size, b.chunk_count, b.sha256, b.encoding, ${CHUNK_COLUMNS('c', 'b')}`;
+const BLOB_REFERENCE_COLUMNS = 'b.blob_id, b.size, b.chunk_count, b.sha256, b.encoding';
+const BLOB_COLUMNS = `${BLOB_REFERENCE_COLUMNS}, ${CHUNK_COLUMNS('c', 'b')}`;
 
 /**
  * A prepared answer's row with the content version and the blobs it lists, in one statement
@@ -114,15 +115,16 @@ interface AnswerWithBlobsRow extends Omit<AnswerRow, 'fragment'>, BlobRow {
   readonly listed_blob: number | null;
 }
 
-const answerWithBlobs = (layout: AnswerLayout) => `
+const answerWithBlobs = (layout: AnswerLayout, chunks: boolean) => `
   SELECT m.value AS content_version,
     CASE WHEN u.ord IS NULL OR u.ord = 1 THEN encode(a.${layout}, 'base64') END AS fragment,
-    a.visible_from, a.visible_until, u.blob_id AS listed_blob, ${BLOB_COLUMNS}
+    a.visible_from, a.visible_until, u.blob_id AS listed_blob,
+    ${chunks ? BLOB_COLUMNS : `${BLOB_REFERENCE_COLUMNS}, NULL AS text, NULL AS data`}
   FROM meta m
   LEFT JOIN answers a ON a.operation = $1 AND a.key = $2 AND a.format = $3
   LEFT JOIN LATERAL unnest(a.blob_ids) WITH ORDINALITY AS u (blob_id, ord) ON true
   LEFT JOIN blobs b ON b.blob_id = u.blob_id
-  LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1
+  ${chunks ? 'LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1' : ''}
   WHERE m.key = 'content_version'
   ORDER BY u.ord`;
 
@@ -222,8 +224,11 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
     };
     /** Blobs read with a prepared answer: asked for next, they need no statement of their own. */
     const withAnswer = new Map<number, StoredBlob | undefined>();
-    const blobOf = (row: BlobRow | undefined) => {
+    /** Whether those were read with their chunks (else they answer only `blob(id, false)`). */
+    let withChunks = true;
+    const blobOf = (row: BlobRow | undefined, readChunk = true) => {
       const reference = row && blobReference(row);
+      if (!readChunk) return reference && storedBlob(reference, this.readChunk);
       const data = chunkOf(row);
       if (!reference || (reference.chunkCount === 1 && !data)) return undefined;
       return storedBlob(reference, this.readChunk, data);
@@ -250,26 +255,36 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
             record: this.toRecord(row),
           }),
         ),
-      blob: async (blobId) => {
-        if (withAnswer.has(blobId)) return withAnswer.get(blobId);
+      blob: async (blobId, readChunk = true) => {
+        if (withAnswer.has(blobId) && (withChunks || !readChunk)) return withAnswer.get(blobId);
         await versions.beforeUnvouched();
-        const { rows: found } = await client.query<BlobRow>({
-          name: 'scoop_blob',
-          text: `SELECT ${BLOB_COLUMNS} FROM blobs b LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1 WHERE b.blob_id = $1`,
-          values: [blobId],
-        });
-        return blobOf(found[0]);
+        const { rows: found } = await client.query<BlobRow>(
+          readChunk
+            ? {
+                name: 'scoop_blob',
+                text: `SELECT ${BLOB_COLUMNS} FROM blobs b LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1 WHERE b.blob_id = $1`,
+                values: [blobId],
+              }
+            : {
+                name: 'scoop_blob_reference',
+                text: `SELECT ${BLOB_REFERENCE_COLUMNS} FROM blobs b WHERE b.blob_id = $1`,
+                values: [blobId],
+              },
+        );
+        return blobOf(found[0], readChunk);
       },
-      answer: async (operation, key, layout, format) => {
+      answer: async (operation, key, layout, format, readChunks = true) => {
         const { rows: found } = await client.query<AnswerWithBlobsRow>({
-          name: `scoop_answer_${layout}`,
-          text: answerWithBlobs(layout),
+          name: `scoop_answer_${layout}${readChunks ? '' : '_references'}`,
+          text: answerWithBlobs(layout, readChunks),
           values: [operation, key, format],
         });
         versions.saw(Number(found[0]!.content_version));
         const [first] = found;
         if (!first || first.fragment === null) return undefined;
-        for (const row of found) if (row.listed_blob !== null) withAnswer.set(row.listed_blob, blobOf(row));
+        withChunks = readChunks;
+        for (const row of found)
+          if (row.listed_blob !== null) withAnswer.set(row.listed_blob, blobOf(row, readChunks));
         return storedAnswer({ ...first, fragment: Buffer.from(first.fragment, 'base64') });
       },
     };

@@ -161,6 +161,9 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
       blob: db.prepare<[number], Versioned<Omit<RecordRow, 'id' | 'doc'> & { data: Buffer | null }>>(
         `SELECT ${VERSION_COLUMN}, b.blob_id, b.size, b.chunk_count, b.sha256, b.encoding, c.data FROM meta m LEFT JOIN blobs b ON b.blob_id = ? LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1 ${OF_VERSION}`,
       ),
+      blobReference: db.prepare<[number], Versioned<Omit<RecordRow, 'id' | 'doc'>>>(
+        `SELECT ${VERSION_COLUMN}, b.blob_id, b.size, b.chunk_count, b.sha256, b.encoding FROM meta m LEFT JOIN blobs b ON b.blob_id = ? ${OF_VERSION}`,
+      ),
       chunk: db.prepare<[number, number], { data: Buffer }>(
         'SELECT data FROM blob_chunks WHERE blob_id = ? AND seq = ?',
       ),
@@ -225,8 +228,12 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
         }),
       all: (kind) =>
         unvouched(() => statements.all.all(kind).map((row) => ({ id: row.id, record: this.toRecord(row) }))),
-      blob: async (blobId) =>
+      blob: async (blobId, readChunk = true) =>
         unavailableOnIoError(() => {
+          if (!readChunk) {
+            const reference = blobReference(vouched(statements.blobReference.get(blobId)!));
+            return reference && storedBlob(reference, this.readChunk);
+          }
           const row = vouched(statements.blob.get(blobId)!);
           const reference = blobReference(row);
           if (!reference || (reference.chunkCount === 1 && !row.data)) return undefined;
