@@ -63,6 +63,13 @@ export async function runMix(
   let ceiling: Child | undefined;
   let meanAnswerBytes = 0;
   let distinct = 0;
+  // Every server's file caches where SQLite's are by default (beside mix.db): the stores hold
+  // the same content, so PostgreSQL's servers find the texts SQLite's kept, as a long-running
+  // instance would have (and nothing is written to ./data, where a PostgreSQL store's go).
+  const folders = {
+    SCOOP_VARIANT_CACHE_DIR: path.join(work, 'variants'),
+    SCOOP_BASE64_CACHE_DIR: path.join(work, 'binaries'),
+  };
   const files = {
     requests: path.join(work, 'mix-requests.bin'),
     order: path.join(work, 'mix-order.txt'),
@@ -84,7 +91,7 @@ export async function runMix(
       }
       // The answer cache off first: the runs with it on end with imports (after-import.ts).
       for (const cache of ['off', 'on'] as const) {
-        const ours = await startScoop({ db: store.location, env: CACHE_ENV[cache] });
+        const ours = await startScoop({ db: store.location, env: { ...CACHE_ENV[cache], ...folders } });
         const sampler = new RssSampler(ours.pid, 100);
         const runs = new Map<Distribution, { ours: WrkResult[]; ceiling: WrkResult[]; gc: GcOfRun[] }>();
         for (let round = 0; round < options.rounds; round++) {
