@@ -49,9 +49,9 @@ function blobBytes(blob: StoredBlob): number {
 
 /**
  * The budget when none is set. Small: the answer cache in front sees the repeats (behind it
- * the record cache hit 0.23% of lookups on the realistic mix), and behind a cache that is
- * off, a 16 MiB budget made every cache miss dearer (its churn kept the collector busy:
- * 205 against 160 µs a request; docs/performance.md, "The sixth round").
+ * the record cache hit 0.23% of lookups on the realistic mix), and with that cache off, a
+ * 16 MiB budget made every miss dearer (194-206 against 158-167 µs a request with 4 MiB;
+ * docs/performance.md, "The sixth round").
  */
 export const DEFAULT_RECORD_CACHE_BYTES = 4 * 1024 * 1024;
 
