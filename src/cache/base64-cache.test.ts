@@ -370,6 +370,22 @@ describe('Base64Cache, whole texts (a binary of one stored chunk)', () => {
     assert.match(String(errors[0]), /holds 9 characters, expected 4000: removed/);
   });
 
+  test('after a text could not be written, none is tried for a while, and the failure is told once', async () => {
+    const cache = await Base64Cache.open(options());
+    rmSync(dir, { recursive: true, force: true }); // the folder gone: every write fails
+    const texts = [randomBytes(3000), randomBytes(3000), randomBytes(3000)];
+    cache.keepText(sourceOf(texts[0]!), textOf(texts[0]!));
+    await cache.settled();
+    for (const bytes of texts.slice(1)) cache.keepText(sourceOf(bytes), textOf(bytes));
+    await cache.settled();
+    assert.equal(errors.length, 1, errors.map(String).join('\n'));
+    assert.match(String(errors[0]), /ENOENT/);
+    mkdirSync(dir);
+    cache.keepText(sourceOf(texts[1]!), textOf(texts[1]!));
+    await cache.settled();
+    assert.deepEqual(keptFiles(), [], 'still paused');
+  });
+
   test('texts past the bound are trimmed, least recently used first', async () => {
     // Each text is 40,000 characters; the bound holds two.
     const cache = await Base64Cache.open(options({ maxBytes: 90_000 }));

@@ -67,6 +67,11 @@ export const DEFAULT_MIN_BINARY_BYTES = 8 * 1024 * 1024;
 export const WHOLE_TEXT_BYTES = 256 * 1024;
 /** Whole texts being written at once, at most: past it, a miss is answered without keeping its text. */
 const MAX_WHOLE_FILLS = 16;
+/**
+ * After a whole text could not be written (a full disk, a folder gone), none is tried for
+ * this long: every miss would try again, and tell of it, many times a second.
+ */
+const WHOLE_FILL_PAUSE_MS = 60_000;
 /** Bytes read from a file per piece (and the size of each reused buffer). */
 const PIECE_BYTES = 256 * 1024;
 /** Reused buffers kept between answers (4 MiB). */
@@ -148,6 +153,7 @@ export class Base64Cache {
   private readonly filling = new Set<string>();
   private readonly pending = new Set<Promise<void>>();
   private wholeFills = 0;
+  private wholeFillsPausedUntil = 0;
   /** The folder's bytes as this process last counted them, plus what it placed since. */
   private counted = 0;
   private trimming = false;
@@ -236,11 +242,17 @@ export class Base64Cache {
 
   /**
    * Puts the text of a binary `keepsWhole` takes, as the store gave it, in its file, after
-   * the answer (nobody waits); at most MAX_WHOLE_FILLS at once, the rest left for a later miss.
+   * the answer (nobody waits); at most MAX_WHOLE_FILLS at once, the rest left for a later miss,
+   * and none for WHOLE_FILL_PAUSE_MS after one failed.
    */
   keepText(source: Base64Source, text: Buffer): void {
     const id = source.contentId!;
-    if (text.length !== textLength(source.size) || this.filling.has(id) || this.wholeFills >= MAX_WHOLE_FILLS)
+    if (
+      text.length !== textLength(source.size) ||
+      this.filling.has(id) ||
+      this.wholeFills >= MAX_WHOLE_FILLS ||
+      Date.now() < this.wholeFillsPausedUntil
+    )
       return;
     this.filling.add(id);
     this.wholeFills++;
@@ -463,7 +475,9 @@ export class Base64Cache {
       this.counted += text.length;
       await this.trimWhenFull();
     } catch (error) {
-      this.tell(error);
+      // Told once: the fills under way when it failed may fail alike, unseen.
+      if (Date.now() >= this.wholeFillsPausedUntil) this.tell(error);
+      this.wholeFillsPausedUntil = Date.now() + WHOLE_FILL_PAUSE_MS;
     } finally {
       if (temporary !== undefined) await folder.discard(temporary);
       this.filling.delete(id);
