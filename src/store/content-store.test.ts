@@ -335,6 +335,29 @@ function storeBehaviour(db: TestDatabase): void {
       assert.ok((await streamed(blob)).bytes.equals(bytes));
     });
 
+    test('a blob read without its chunk is its reference: size and SHA-256, the chunk left to its source', async () => {
+      const { store } = await s.open(db);
+      const bytes = pattern(1000, 5);
+      await importFolder(
+        store,
+        s.bundle(bundleJson({ bilder: [{ bildID: 1, file: 'k.bin' }] }), { 'k.bin': bytes }),
+      );
+      const { id } = await blobOf(store, 'bilder', 1);
+      const [reference, whole, gone] = await store.read(async (snapshot) => [
+        await snapshot.blob(id, false),
+        await snapshot.blob(id),
+        await snapshot.blob(id + 1000, false),
+      ]);
+      assert.ok(reference && whole);
+      assert.equal(reference.base64, undefined);
+      assert.equal(reference.size, bytes.length);
+      assert.equal(reference.sha256, createHash('sha256').update(bytes).digest('hex'));
+      assert.equal(reference.source.contentId, reference.sha256);
+      assert.ok((await streamed(reference)).bytes.equals(bytes), 'its source still reads the chunk');
+      assert.equal(whole.base64?.toString('latin1'), bytes.toString('base64'));
+      assert.equal(gone, undefined);
+    });
+
     test('an orphaned blob survives the grace period and is deleted after it', async () => {
       const opened = await s.open(db);
       const store = opened.store;
