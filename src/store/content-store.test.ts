@@ -323,25 +323,26 @@ function storeBehaviour(db: TestDatabase): void {
       }
     });
 
-    test('a small file is one chunk, handed out whole and as a stream', async () => {
+    /** A store holding one image of 1,000 bytes (one chunk), and those bytes. */
+    async function oneSmallImage(seed: number): Promise<{ store: ContentStore; bytes: Buffer }> {
       const { store } = await s.open(db);
-      const bytes = pattern(1000, 4);
+      const bytes = pattern(1000, seed);
       await importFolder(
         store,
         s.bundle(bundleJson({ bilder: [{ bildID: 1, file: 'k.bin' }] }), { 'k.bin': bytes }),
       );
+      return { store, bytes };
+    }
+
+    test('a small file is one chunk, handed out whole and as a stream', async () => {
+      const { store, bytes } = await oneSmallImage(4);
       const blob = await blobOf(store, 'bilder', 1);
       assert.ok(blob.bytes && Buffer.from(blob.bytes).equals(bytes));
       assert.ok((await streamed(blob)).bytes.equals(bytes));
     });
 
     test('a blob read without its chunk is its reference: size and SHA-256, the chunk left to its source', async () => {
-      const { store } = await s.open(db);
-      const bytes = pattern(1000, 5);
-      await importFolder(
-        store,
-        s.bundle(bundleJson({ bilder: [{ bildID: 1, file: 'k.bin' }] }), { 'k.bin': bytes }),
-      );
+      const { store, bytes } = await oneSmallImage(5);
       const { id } = await blobOf(store, 'bilder', 1);
       const [reference, whole, gone] = await store.read(async (snapshot) => [
         await snapshot.blob(id, false),
