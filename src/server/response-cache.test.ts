@@ -39,7 +39,7 @@ test('an entry is served only for its version and before it expires', () => {
 });
 
 test('it stays within its byte bound, oldest unused entries out first', () => {
-  const cache = new ResponseCache(10_000);
+  const cache = new ResponseCache(20_000);
   for (let i = 0; i < 10; i++) cache.set(key(`k${i}`), answer(1, 1500));
   assert.ok(cache.size < 10);
   assert.equal(cache.get(key('k0'), 1, 0), undefined);
@@ -79,7 +79,7 @@ test('a small answer is kept the first time; a larger one once its request comes
 });
 
 test('an entry read since it was stored gets a second chance before it is evicted', () => {
-  const cache = new ResponseCache(10_000);
+  const cache = new ResponseCache(20_000);
   for (let i = 0; i < 5; i++) cache.set(key(`k${i}`), answer(1, 1500));
   assert.ok(cache.get(key('k0'), 1, 0), 'the oldest entry, read');
   cache.set(key('k5'), answer(1, 1500));
