@@ -91,7 +91,7 @@ test('a read an import overtook is retried and does not leave the stale record b
 test('the cache stays within its byte bound, dropping the least recently used first', async () => {
   const store = fakeStore();
   for (let i = 2; i <= 50; i++) store.state.data.set(`bereiche/${i}`, 'x'.repeat(1000));
-  const cache = new RecordCache(store.source, 20_000);
+  const cache = new RecordCache(store.source, 40_000);
   for (let i = 2; i <= 50; i++) await cache.read((s) => s.get('bereiche', String(i)));
   const before = store.state.reads;
   await cache.read((s) => s.get('bereiche', '50'));
