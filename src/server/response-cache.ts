@@ -49,7 +49,7 @@ export function answerHead(answer: CachedAnswer, requestId: string): string[] {
  * the headers, the head list, the call with its parameters' Map, the buffers' own objects
  * and the cache's maps. Measured at 1,100-1,600 bytes (response-cache-memory.test.ts: a
  * full cache holds at most its budget); counted as 256 before, a budget filled with small
- * answers held 1.7 times its size. 2 KiB leaves room for what that measure cannot see
+ * answers held up to twice its size. 2 KiB leaves room for what that measure cannot see
  * (the allocator's own overhead).
  */
 const ENTRY_BYTES = 2048;
