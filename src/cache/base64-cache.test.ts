@@ -357,6 +357,24 @@ describe('Base64Cache, whole texts (a binary of one stored chunk)', () => {
     );
   });
 
+  test('reading a text records its use for the eviction order, at most once a minute', async () => {
+    const cache = await Base64Cache.open(options());
+    const bytes = randomBytes(3000);
+    const source = sourceOf(bytes);
+    cache.keepText(source, textOf(bytes));
+    await cache.settled();
+    const file = path.join(dir, `${source.contentId}.b64`);
+    const hourAgo = Date.now() / 1000 - 3600;
+    utimesSync(file, hourAgo, hourAgo);
+    assert.ok(cache.textNow(source));
+    const touched = statSync(file).mtimeMs;
+    assert.ok(Date.now() - touched < 60_000, 'an old file is touched');
+    const secondsAgo = Date.now() / 1000 - 5;
+    utimesSync(file, secondsAgo, secondsAgo);
+    assert.ok(cache.textNow(source));
+    assert.equal(Math.round(statSync(file).mtimeMs / 1000), Math.round(secondsAgo), 'a recent one is not');
+  });
+
   test('a text of the wrong length is not kept; a file of the wrong length is removed', async () => {
     const cache = await Base64Cache.open(options());
     const bytes = randomBytes(3000);

@@ -21,7 +21,7 @@
  * assembles from overflow pages and pg transfers and decodes (docs/performance.md).
  */
 import { closeSync, fstatSync, openSync, readSync, rmSync } from 'node:fs';
-import { type FileHandle, open, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, open, stat } from 'node:fs/promises';
 import { BoundedFolder, isMissing, type Temporary } from './bounded-folder.ts';
 
 /**
@@ -96,6 +96,12 @@ function isEntry(name: string): boolean {
 
 function namedBySha256(source: Base64Source): boolean {
   return source.contentId !== undefined && CONTENT_ID.test(source.contentId);
+}
+
+/** Removes a kept file of the wrong length (a write cut short, a hand that changed it); the error to tell. */
+function removedMisfit(file: string, size: number, length: number): Error {
+  rmSync(file, { force: true });
+  return new Error(`${file} holds ${size} characters, expected ${length}: removed`);
 }
 
 /** Large enough to keep, small enough for the bound, and named by its SHA-256. */
@@ -218,10 +224,7 @@ export class Base64Cache {
     }
     try {
       const info = fstatSync(fd);
-      if (info.size !== length) {
-        rmSync(file, { force: true });
-        throw new Error(`${file} holds ${info.size} characters, expected ${length}: removed`);
-      }
+      if (info.size !== length) throw removedMisfit(file, info.size, length);
       const text = Buffer.allocUnsafe(length);
       for (let at = 0; at < length; ) {
         const read = readSync(fd, text, at, length - at, at);
@@ -361,10 +364,7 @@ export class Base64Cache {
     }
     try {
       const info = await handle.stat();
-      if (info.size !== length) {
-        await unlink(file).catch(() => undefined);
-        throw new Error(`${file} holds ${info.size} characters, expected ${length}: removed`);
-      }
+      if (info.size !== length) throw removedMisfit(file, info.size, length);
       await this.folder!.touch(handle, info.mtimeMs);
       return handle;
     } catch (error) {

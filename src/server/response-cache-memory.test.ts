@@ -1,29 +1,21 @@
 /**
  * The answer cache's budget bounds its memory, not only the bytes of its answers: a cache
  * filled past its budget with small answers (where what an entry holds besides its bytes
- * weighs most) holds at most its budget, measured after full collections in a process of
- * its own (`--expose-gc`).
+ * weighs most) holds at most its budget (test/support/held-memory.ts measures it).
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
-import { pathToFileURL } from 'node:url';
+import { heldBy, moduleUrl } from '../../test/support/held-memory.ts';
 
 const BUDGET = 4 * 1024 * 1024;
 
-/**
- * Fills a cache of BUDGET with 10,000 answers of `answerBytes` to SOAP or GET requests;
- * prints what it holds: the memory in use with the cache full, less that once it is dropped.
- */
-function script(post: boolean, answerBytes: number): string {
-  const modules = (name: string) =>
-    JSON.stringify(pathToFileURL(new URL(name, import.meta.url).pathname).href);
+/** Fills a cache of BUDGET with 10,000 answers of `answerBytes` to SOAP or GET requests. */
+function fill(post: boolean, answerBytes: number): string {
   return `
-import { ResponseCache, cachedHead, requestKey } from ${modules('./response-cache.ts')};
-import { OPERATIONS } from ${modules('../contract/operations.ts')};
-const held = () => { gc(); gc(); const m = process.memoryUsage(); return m.heapUsed + m.arrayBuffers; };
+import { ResponseCache, cachedHead, requestKey } from ${moduleUrl('./response-cache.ts', import.meta.url)};
+import { OPERATIONS } from ${moduleUrl('../contract/operations.ts', import.meta.url)};
 const operation = OPERATIONS.find((op) => op.name === 'getBereich');
-let cache = new ResponseCache(${BUDGET});
+kept = new ResponseCache(${BUDGET});
 for (let i = 0; i < 10000; i++) {
   const request = Buffer.from('<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><getBereich xmlns="http://scoop.example.org/api"><bereichID>' + i + '</bereichID></getBereich></soap:Body></soap:Envelope>');
   const key = ${post}
@@ -33,13 +25,8 @@ for (let i = 0; i < 10000; i++) {
   if (!${post}) headers.etag = '"' + String(i).padStart(32, 'x') + '"';
   const body = Buffer.alloc(${answerBytes}, 97);
   const call = { binding: ${post} ? 'soap11' : 'httpget', operation, parameters: new Map([['bereichID', [String(i)]]]), token: undefined, authenticate: false };
-  cache.set(key, { version: 1, expiresAt: Infinity, headers, body, head: cachedHead(headers, body.length), call, conditional: !${post} });
+  kept.set(key, { version: 1, expiresAt: Infinity, headers, body, head: cachedHead(headers, body.length), call, conditional: !${post} });
 }
-const full = held();
-// Read after the measure, so that the cache is alive during it.
-const entries = cache.size;
-cache = undefined;
-process.stdout.write(JSON.stringify({ entries, held: full - held() }));
 `;
 }
 
@@ -49,13 +36,11 @@ for (const [name, post, answerBytes] of [
   ['SOAP answers of 8 KB', true, 8000],
 ] as const) {
   test(`a full cache of ${name} holds at most its budget`, () => {
-    const out = execFileSync(
-      process.execPath,
-      ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script(post, answerBytes)],
-      { encoding: 'utf8' },
+    const { held, reported: entries } = heldBy(fill(post, answerBytes), 'kept.size');
+    assert.ok(
+      typeof entries === 'number' && entries > 100 && entries < 10_000,
+      `full and evicting: ${entries} entries`,
     );
-    const { entries, held } = JSON.parse(out) as { entries: number; held: number };
-    assert.ok(entries > 100 && entries < 10_000, `full and evicting: ${entries} entries`);
     assert.ok(held <= BUDGET, `holds ${held} bytes in ${entries} entries`);
     assert.ok(held >= BUDGET * 0.6, `counts what it holds: ${held} bytes in ${entries} entries`);
   });

@@ -1,13 +1,11 @@
 /**
  * The record cache's budget bounds its memory, not only the bytes of its texts: a cache
  * filled past its budget with small entries (where what an entry holds besides its bytes
- * weighs most) holds at most its budget, measured after full collections in a process of
- * its own (`--expose-gc`).
+ * weighs most) holds at most its budget (test/support/held-memory.ts measures it).
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
-import { pathToFileURL } from 'node:url';
+import { heldBy, moduleUrl } from '../../test/support/held-memory.ts';
 
 const BUDGET = 4 * 1024 * 1024;
 
@@ -18,18 +16,12 @@ const KINDS = {
   'prepared answers of 500 bytes': "s.answer('getBereich', String(i), 'compact', 'f')",
 } as const;
 
-/**
- * Reads 100,000 entries of one kind through a cache of BUDGET; prints what it holds: the
- * memory in use with the cache full, less that once the cache is dropped.
- */
-function script(read: string): string {
-  const module = (name: string) =>
-    JSON.stringify(pathToFileURL(new URL(name, import.meta.url).pathname).href);
+/** Reads 100,000 entries of one kind through a cache of BUDGET. */
+function fill(read: string): string {
   return `
 import { createHash } from 'node:crypto';
-import { RecordCache } from ${module('./record-cache.ts')};
-import { storedAnswer, storedBlob } from ${module('./record-rows.ts')};
-const held = () => { gc(); gc(); const m = process.memoryUsage(); return m.heapUsed + m.arrayBuffers; };
+import { RecordCache } from ${moduleUrl('./record-cache.ts', import.meta.url)};
+import { storedAnswer, storedBlob } from ${moduleUrl('./record-rows.ts', import.meta.url)};
 const snapshot = {
   get: async (kind, id) => ({ doc: '{"name":"' + 'x'.repeat(280) + id + '"}' }),
   getMany: async () => new Map(),
@@ -41,25 +33,14 @@ const snapshot = {
   ),
   answer: async () => storedAnswer({ fragment: Buffer.alloc(500, 60), visible_from: null, visible_until: null }),
 };
-let cache = new RecordCache({ knownVersion: async () => 1, consistent: async (read) => ({ result: await read(snapshot), version: 1 }) }, ${BUDGET});
-for (let i = 0; i < 100000; i++) await cache.read((s) => ${read});
-const full = held();
-// Read after the measure, so that the cache is alive during it (V8 may drop a binding no
-// longer read across an await).
-if (cache.read === undefined) throw new Error('no cache');
-cache = undefined;
-process.stdout.write(JSON.stringify({ held: full - held() }));
+kept = new RecordCache({ knownVersion: async () => 1, consistent: async (read) => ({ result: await read(snapshot), version: 1 }) }, ${BUDGET});
+for (let i = 0; i < 100000; i++) await kept.read((s) => ${read});
 `;
 }
 
 for (const [name, read] of Object.entries(KINDS)) {
   test(`a full cache of ${name} holds at most its budget`, () => {
-    const out = execFileSync(
-      process.execPath,
-      ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script(read)],
-      { encoding: 'utf8' },
-    );
-    const { held } = JSON.parse(out) as { held: number };
+    const { held } = heldBy(fill(read), 'typeof kept.read');
     assert.ok(held <= BUDGET, `holds ${held} bytes`);
     assert.ok(held >= BUDGET * 0.1, `filled: ${held} bytes`);
   });
