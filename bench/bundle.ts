@@ -205,12 +205,19 @@ export async function writeBundle(dir: string, options: BundleOptions): Promise<
   return { dir, attachmentBytes: sizes, totalBytes };
 }
 
-/** Imports the bundle into the store at `db` (a SQLite path or a store URL) and creates a token. */
-export function importAndToken(bundleDir: string, db: string): { token: string; importMs: number } {
+/**
+ * Imports the bundle into the store at `db` (a SQLite path or a store URL) and creates a
+ * token, with the `scoop` of the checkout at `root` (this one's by default).
+ */
+export function importAndToken(
+  bundleDir: string,
+  db: string,
+  root?: string,
+): { token: string; importMs: number } {
   const started = performance.now();
-  scoopCommand(['import', bundleDir, '--db', db]);
+  scoopCommand(['import', bundleDir, '--db', db], root);
   const importMs = performance.now() - started;
-  const token = scoopCommand(['token', 'create', '--label', 'bench', '--db', db]).trim();
+  const token = scoopCommand(['token', 'create', '--label', 'bench', '--db', db], root).trim();
   if (!/^[0-9a-f-]{36}$/i.test(token)) throw new Error(`scoop token create printed ${token}`);
   return { token, importMs };
 }

@@ -70,8 +70,9 @@ function spawnNode(
   env: NodeJS.ProcessEnv,
   fdLimit: number | undefined,
   stdout: 'pipe' | number = 'pipe',
+  cwd?: string,
 ): ChildProcess {
-  const options = { env, stdio: ['ignore', stdout, 'pipe'] as Array<'ignore' | 'pipe' | number> };
+  const options = { env, cwd, stdio: ['ignore', stdout, 'pipe'] as Array<'ignore' | 'pipe' | number> };
   const command = [...pinned('server'), process.execPath, ...nodeArgs];
   // `exec` (and taskset's own exec) keep the pid: the pid we sample and kill is the server's.
   if (fdLimit === undefined) return spawn(command[0]!, command.slice(1), options);
@@ -142,6 +143,8 @@ export interface ScoopOptions {
   /** Extra node flags, e.g. --cpu-prof. */
   readonly nodeFlags?: readonly string[];
   readonly fdLimit?: number;
+  /** The checkout whose `bin/scoop.js` runs (another build's, bench/duel.ts); this one's by default. */
+  readonly root?: string;
 }
 
 /**
@@ -202,6 +205,7 @@ export async function startScoop(options: ScoopOptions): Promise<Child> {
     { ...process.env, SCOOP_ADMIN_PORT: String(adminPort), ...SERVE_ENV, ...options.env },
     options.fdLimit,
     log.fd,
+    options.root,
   );
   child.once('exit', () => log.stop());
   const errors = collectStderr(child);
@@ -315,9 +319,10 @@ export class RssSampler {
   }
 }
 
-/** Runs `node bin/scoop.js <args>`; throws with its stderr on a non-zero exit. Returns stdout. */
-export function scoopCommand(args: readonly string[]): string {
+/** Runs `node bin/scoop.js <args>` (of the checkout at `root`); throws with its stderr on a non-zero exit. Returns stdout. */
+export function scoopCommand(args: readonly string[], root?: string): string {
   const run = spawnSync(process.execPath, ['bin/scoop.js', ...args], {
+    cwd: root,
     encoding: 'utf8',
     env: { ...process.env, SCOOP_LOG_LEVEL: 'warn' },
     maxBuffer: 16 * 1024 * 1024,

@@ -39,6 +39,7 @@ import { parseArgs } from 'node:util';
 import { importAndToken, writeBundle } from './bundle.ts';
 import type { CaptureEntry } from './ceiling.ts';
 import { benchColdResizes } from './cold-resizes.ts';
+import { renderDuel, runDuel } from './duel.ts';
 import { runHarvestBench } from './harvest.ts';
 import { type Captured, capture } from './http.ts';
 import { benchImages, type ImageBenchResult, photo } from './images.ts';
@@ -108,6 +109,10 @@ const { values: opts } = parseArgs({
     'mix-requests': { type: 'string', default: '50000' },
     'mix-rounds': { type: 'string', default: '3' },
     'import-bundle': { type: 'string' },
+    baseline: { type: 'string' },
+    'duel-cache': { type: 'string', default: 'off' },
+    'duel-seconds': { type: 'string', default: '5' },
+    'duel-rounds': { type: 'string', default: '7' },
   },
 });
 
@@ -423,6 +428,37 @@ async function main(): Promise<void> {
         command,
         log,
       });
+    } finally {
+      await stopAll();
+      if (opts.keep) log(`kept ${work}`);
+      else rmSync(work, { recursive: true, force: true });
+    }
+    return;
+  }
+  if (opts.only === 'duel') {
+    if (!opts.baseline) throw new Error('--only duel compares with a build: --baseline <git ref>');
+    const cache = opts['duel-cache'];
+    if (cache !== 'on' && cache !== 'off') throw new Error(`--duel-cache is on or off, not ${cache}`);
+    build();
+    ensureWrk();
+    const work = mkdtempSync(path.join(tmpdir(), 'scoop-bench-duel-'));
+    try {
+      const report = await runDuel(
+        work,
+        {
+          baseline: opts.baseline,
+          rounds: Number(opts['duel-rounds']),
+          seconds: Number(opts['duel-seconds']),
+          warmupSeconds: Number(opts.warmup),
+          connections: Number(opts.connections),
+          requests: Number(opts['mix-requests']),
+          scale: Number(opts['mix-scale']),
+          answerCache: cache,
+        },
+        log,
+      );
+      process.stdout.write(`\ncommand: ${command}\n${renderDuel(report)}\n`);
+      process.stdout.write(`\nwritten to ${write(path.join(RESULTS, 'duel.json'), report)}\n`);
     } finally {
       await stopAll();
       if (opts.keep) log(`kept ${work}`);

@@ -1,0 +1,256 @@
+/**
+ * Two builds side by side under the same load at the same time:
+ * `npm run bench -- --only duel --baseline <git ref>`. This machine is shared: run one after
+ * the other, two runs of the same build on the realistic mix differ by 10-20% in the CPU a
+ * request costs (docs/performance.md, "The seventh round"), more than most single changes
+ * gain. Here both servers are pinned to the same core and loaded at once, each by its own
+ * wrk on the generator core, so whatever else the machine does slows both alike; the figure
+ * is each server's CPU time per answered request (/proc/<pid>/stat), and each round's ratio
+ * baseline / ours (above 1: this checkout costs less). `--baseline HEAD` on a clean tree
+ * compares a build with itself: the spread that noise alone leaves.
+ *
+ * The baseline is checked out into a git worktree, built with this checkout's node_modules,
+ * imports the same generated content into a file of its own (its prepared answers are its
+ * own format) and answers the same requests with its own token; each server has its own
+ * variant and base64 cache folders, filled by one pass over every request before the rounds.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { importAndToken } from './bundle.ts';
+import { captureEach } from './http.ts';
+import { runWrk, type WrkResult } from './load.ts';
+import { writeMixBundle } from './mix/dataset.ts';
+import { type Distribution, drawOrder, mixRequests } from './mix/requests.ts';
+import { mixScript } from './mix/wrk-script.ts';
+import { type Child, processTicks, startScoop } from './processes.ts';
+import { table } from './render.ts';
+import type { BenchRequest } from './scenarios.ts';
+
+export interface DuelOptions {
+  /** A git ref of this repository: the build this checkout is compared with. */
+  readonly baseline: string;
+  readonly rounds: number;
+  readonly seconds: number;
+  readonly warmupSeconds: number;
+  /** Connections of each server's wrk. */
+  readonly connections: number;
+  readonly requests: number;
+  readonly scale: number;
+  /** The whole-answer cache of both servers: off measures the path every miss takes. */
+  readonly answerCache: 'on' | 'off';
+}
+
+/** One round of one order: what each server did while both were loaded. */
+export interface DuelSample {
+  readonly oursUs: number;
+  readonly baselineUs: number;
+  readonly oursRps: number;
+  readonly baselineRps: number;
+  readonly errors: number;
+}
+
+export interface DuelRow {
+  readonly distribution: Distribution;
+  readonly oursUs: number;
+  readonly baselineUs: number;
+  readonly oursRps: number;
+  readonly baselineRps: number;
+  /** Median of the rounds' baseline / ours CPU per request; the lowest and highest beside it. */
+  readonly ratio: number;
+  readonly lowest: number;
+  readonly highest: number;
+  readonly errors: number;
+}
+
+export interface DuelReport {
+  readonly baseline: string;
+  readonly baselineCommit: string;
+  readonly answerCache: 'on' | 'off';
+  readonly rounds: number;
+  readonly seconds: number;
+  readonly rows: readonly DuelRow[];
+}
+
+/** /proc's clock ticks (USER_HZ, 100 on Linux) in µs. */
+const TICK_US = 10_000;
+const ORDER_LENGTH = 200_000;
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** The rounds of one order, summed up: medians, and the ratio's spread. */
+export function duelRow(distribution: Distribution, samples: readonly DuelSample[]): DuelRow {
+  if (samples.length === 0) throw new Error('a duel row needs at least one round');
+  const ratios = samples.map((s) => s.baselineUs / s.oursUs);
+  return {
+    distribution,
+    oursUs: median(samples.map((s) => s.oursUs)),
+    baselineUs: median(samples.map((s) => s.baselineUs)),
+    oursRps: median(samples.map((s) => s.oursRps)),
+    baselineRps: median(samples.map((s) => s.baselineRps)),
+    ratio: median(ratios),
+    lowest: Math.min(...ratios),
+    highest: Math.max(...ratios),
+    errors: samples.reduce((sum, s) => sum + s.errors, 0),
+  };
+}
+
+function git(args: readonly string[]): string {
+  const run = spawnSync('git', args, { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${run.stderr}`);
+  return run.stdout.trim();
+}
+
+/** The baseline's worktree, built; `dispose` removes it. */
+function checkOut(ref: string, dir: string): { commit: string; dispose(): void } {
+  const commit = git(['rev-parse', '--verify', `${ref}^{commit}`]);
+  git(['worktree', 'add', '--detach', dir, commit]);
+  const dispose = () => {
+    spawnSync('git', ['worktree', 'remove', '--force', dir]);
+    spawnSync('git', ['worktree', 'prune']);
+  };
+  try {
+    symlinkSync(path.resolve('node_modules'), path.join(dir, 'node_modules'), 'dir');
+    const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: dir, encoding: 'utf8' });
+    if (build.status !== 0) throw new Error(`the baseline ${ref} did not build: ${build.stderr}`);
+  } catch (error) {
+    dispose();
+    throw error;
+  }
+  return { commit, dispose };
+}
+
+/** Every request once (variants made, whole texts kept); all must be 200. */
+async function warm(server: Child, requests: readonly BenchRequest[], name: string): Promise<void> {
+  let refused = 0;
+  let first = '';
+  await captureEach(server.url, requests, 8, (i, answer) => {
+    if (answer.status === 200) return;
+    refused++;
+    first ||= `mix-${i}: ${answer.status} ${answer.body.toString().slice(0, 200)}`;
+  });
+  if (refused > 0)
+    throw new Error(`${name} answered ${refused} of the mix's requests with an error, e.g. ${first}`);
+}
+
+export async function runDuel(
+  work: string,
+  options: DuelOptions,
+  log: (line: string) => void,
+): Promise<DuelReport> {
+  log(`duel: checking out and building ${options.baseline}…`);
+  const baseline = checkOut(options.baseline, path.join(work, 'baseline'));
+  const servers: Child[] = [];
+  try {
+    log(`duel: generating the content (scale ${options.scale})…`);
+    const dataset = await writeMixBundle(path.join(work, 'mix-bundle'), options.scale);
+    const sides = (['ours', 'baseline'] as const).map((side) => {
+      const root = side === 'ours' ? undefined : path.join(work, 'baseline');
+      log(`duel: importing with ${side === 'ours' ? 'this checkout' : options.baseline}…`);
+      const { token } = importAndToken(dataset.dir, path.join(work, `${side}.db`), root);
+      const files = path.join(work, `${side}-files`);
+      mkdirSync(files, { recursive: true });
+      return { side, root, files, requests: mixRequests(dataset, token, options.requests) };
+    });
+    for (const side of sides) {
+      const server = await startScoop({
+        db: path.join(work, `${side.side}.db`),
+        root: side.root,
+        env: {
+          ...(options.answerCache === 'off' ? { SCOOP_RESPONSE_CACHE_BYTES: '0' } : {}),
+          SCOOP_VARIANT_CACHE_DIR: path.join(side.files, 'variants'),
+          SCOOP_BASE64_CACHE_DIR: path.join(side.files, 'binaries'),
+        },
+      });
+      servers.push(server);
+      log(`duel: ${side.side} (pid ${server.pid}) answering each request once…`);
+      await warm(server, side.requests, side.side);
+    }
+    const rows: DuelRow[] = [];
+    for (const distribution of ['uniform', 'zipf'] as const) {
+      const samples: DuelSample[] = [];
+      for (let round = 0; round <= options.rounds; round++) {
+        // Round 0 is the warm-up (both at once, as measured), not counted.
+        const seconds = round === 0 ? options.warmupSeconds : options.seconds;
+        if (seconds <= 0) continue;
+        const order = drawOrder(options.requests, ORDER_LENGTH, distribution, 7 + round);
+        const scripts = sides.map((side) => {
+          const file = (name: string) => path.join(side.files, name);
+          return {
+            script: mixScript(side.requests, order, { requests: file('mix.bin'), order: file('order.txt') }),
+            scriptFile: file('mix.lua'),
+          };
+        });
+        const before = servers.map((s) => processTicks(s.pid));
+        const results = await Promise.all(
+          servers.map((server, i) =>
+            runWrk({
+              url: server.url,
+              requests: [],
+              ...scripts[i]!,
+              connections: options.connections,
+              seconds,
+              serverPid: server.pid,
+            }),
+          ),
+        );
+        const after = servers.map((s) => processTicks(s.pid));
+        if (round === 0) continue;
+        const usPerRequest = (i: number, r: WrkResult) => ((after[i]! - before[i]!) * TICK_US) / r.requests;
+        const [o, b] = results as [WrkResult, WrkResult];
+        const sample: DuelSample = {
+          oursUs: usPerRequest(0, o),
+          baselineUs: usPerRequest(1, b),
+          oursRps: o.rps,
+          baselineRps: b.rps,
+          errors: o.errorCount + b.errorCount,
+        };
+        samples.push(sample);
+        log(
+          `duel: ${distribution} round ${round}/${options.rounds}: ours ${sample.oursUs.toFixed(0)} µs, ${options.baseline} ${sample.baselineUs.toFixed(0)} µs a request (${(sample.baselineUs / sample.oursUs).toFixed(3)})`,
+        );
+      }
+      rows.push(duelRow(distribution, samples));
+    }
+    return {
+      baseline: options.baseline,
+      baselineCommit: baseline.commit,
+      answerCache: options.answerCache,
+      rounds: options.rounds,
+      seconds: options.seconds,
+      rows,
+    };
+  } finally {
+    for (const server of servers) await server.stop();
+    baseline.dispose();
+  }
+}
+
+export function renderDuel(report: DuelReport): string {
+  return table([
+    [
+      'order',
+      'ours µs/request',
+      `${report.baseline} µs/request`,
+      'ours req/s',
+      `${report.baseline} req/s`,
+      `${report.baseline} / ours (median)`,
+      'lowest – highest',
+      'errors',
+    ],
+    ...report.rows.map((r) => [
+      r.distribution,
+      r.oursUs.toFixed(0),
+      r.baselineUs.toFixed(0),
+      r.oursRps.toFixed(0),
+      r.baselineRps.toFixed(0),
+      r.ratio.toFixed(3),
+      `${r.lowest.toFixed(3)} – ${r.highest.toFixed(3)}`,
+      String(r.errors),
+    ]),
+  ]);
+}
