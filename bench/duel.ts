@@ -177,7 +177,7 @@ export async function runDuel(
         // Round 0 is the warm-up (both at once, as measured), not counted.
         const seconds = round === 0 ? options.warmupSeconds : options.seconds;
         if (seconds <= 0) continue;
-        const order = drawOrder(options.requests, ORDER_LENGTH, distribution, 7 + round);
+        const order = drawOrder(sides[0]!.requests.length, ORDER_LENGTH, distribution, 7 + round);
         const scripts = sides.map((side) => {
           const file = (name: string) => path.join(side.files, name);
           return {
