@@ -20,23 +20,18 @@ import path from 'node:path';
 import { importAndToken } from './bundle.ts';
 import { captureEach } from './http.ts';
 import { runWrk, type WrkResult } from './load.ts';
+import { median } from './measure.ts';
 import { writeMixBundle } from './mix/dataset.ts';
-import { type Distribution, drawOrder, mixRequests } from './mix/requests.ts';
+import { type Distribution, drawOrder, mixRequests, ORDER_LENGTH } from './mix/requests.ts';
+import type { MixLoad } from './mix/run-mix.ts';
 import { mixScript } from './mix/wrk-script.ts';
 import { type Child, processTicks, startScoop } from './processes.ts';
 import { table } from './render.ts';
 import type { BenchRequest } from './scenarios.ts';
 
-export interface DuelOptions {
+export interface DuelOptions extends MixLoad {
   /** A git ref of this repository: the build this checkout is compared with. */
   readonly baseline: string;
-  readonly rounds: number;
-  readonly seconds: number;
-  readonly warmupSeconds: number;
-  /** Connections of each server's wrk. */
-  readonly connections: number;
-  readonly requests: number;
-  readonly scale: number;
   /** The whole-answer cache of both servers: off measures the path every miss takes. */
   readonly answerCache: 'on' | 'off';
 }
@@ -74,13 +69,6 @@ export interface DuelReport {
 
 /** /proc's clock ticks (USER_HZ, 100 on Linux) in µs. */
 const TICK_US = 10_000;
-const ORDER_LENGTH = 200_000;
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** The rounds of one order, summed up: medians, and the ratio's spread. */
 export function duelRow(distribution: Distribution, samples: readonly DuelSample[]): DuelRow {

@@ -20,6 +20,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { median } from './measure.ts';
 import { writeMixBundle } from './mix/dataset.ts';
 import { waitQuiet } from './processes.ts';
 import { codeState, machine, write } from './report.ts';
@@ -60,12 +61,6 @@ interface StoreFigures {
 }
 
 const TARGETS: Readonly<Record<string, number>> = { sqlite: 10_000, postgres: 3_000 };
-
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** The dataset's figures are kept beside the bundle, so a bundle can be reused across builds. */
 async function content(options: ImportBenchOptions): Promise<Content> {

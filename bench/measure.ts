@@ -121,9 +121,14 @@ export function pairedRatio(
   const [x, y] = [a.rounds, b.rounds];
   if (!x || !y || x.length !== y.length || x.length === 0)
     return figure({ rps: a.rps, p99Ms: a.p99Ms }) / figure({ rps: b.rps, p99Ms: b.p99Ms });
-  const ratios = x.map((round, i) => figure(round) / figure(y[i]!)).sort((p, q) => p - q);
-  const mid = ratios.length >> 1;
-  return ratios.length % 2 === 1 ? ratios[mid]! : (ratios[mid - 1]! + ratios[mid]!) / 2;
+  return median(x.map((round, i) => figure(round) / figure(y[i]!)));
+}
+
+/** The middle value; of an even number, the mean of the middle two. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 export const failedRun = (reason: string): Run => ({

@@ -102,6 +102,9 @@ function weightedPick<T>(items: readonly { op: T; weight: number }[], roll: numb
 
 export type Distribution = 'uniform' | 'zipf';
 
+/** Draws in an order: four for each of the mix's 50,000 requests. */
+export const ORDER_LENGTH = 200_000;
+
 /**
  * The order of `length` requests drawn from `n`: uniformly, or Zipf with s = 1 over a seeded
  * ranking (so the popular requests are of every operation, not the first generated).

@@ -14,6 +14,7 @@ import type { CaptureEntry } from '../ceiling.ts';
 import { type GcOfRun, gcOfRun, gcTotals } from '../gc-stats.ts';
 import { type Captured, capture, captureEach } from '../http.ts';
 import { runWrk, type WrkResult } from '../load.ts';
+import { median } from '../measure.ts';
 import { type Child, RssSampler, SERVE_ENV, startBenchChild, startScoop } from '../processes.ts';
 import { table } from '../render.ts';
 import { extraStores } from '../stores.ts';
@@ -21,29 +22,28 @@ import { sameBytes } from '../verify.ts';
 import { type ImportCurve, importCurve } from './after-import.ts';
 import { writeMixBundle } from './dataset.ts';
 import type { MixReport, MixRow } from './mix-report.ts';
-import { type Distribution, drawOrder, type MixRequest, mixRequests } from './requests.ts';
+import { type Distribution, drawOrder, type MixRequest, mixRequests, ORDER_LENGTH } from './requests.ts';
 import { mixScript } from './wrk-script.ts';
 
-export interface MixOptions {
+/** How the mix is made and sent (also bench/duel.ts's). */
+export interface MixLoad {
   readonly rounds: number;
   readonly seconds: number;
   readonly warmupSeconds: number;
+  /** Connections of each wrk. */
   readonly connections: number;
   /** Distinct requests (50,000 in the issue). */
   readonly requests: number;
   /** 1 = the issue's content; less for a quick look. */
   readonly scale: number;
+}
+
+export interface MixOptions extends MixLoad {
   /** `--store` as bench/stores.ts reads it; SQLite is always measured. */
   readonly stores: readonly string[] | undefined;
 }
 
-const ORDER_LENGTH = 200_000;
 const CACHE_ENV = { on: {}, off: { SCOOP_RESPONSE_CACHE_BYTES: '0' } } as const;
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 export async function runMix(
   work: string,
