@@ -4,10 +4,12 @@
  * the other, two runs of the same build on the realistic mix differ by 10-20% in the CPU a
  * request costs (docs/performance.md, "The seventh round"), more than most single changes
  * gain. Here both servers are pinned to the same core and loaded at once, each by its own
- * wrk on the generator core, so whatever else the machine does slows both alike; the figure
- * is each server's CPU time per answered request (/proc/<pid>/stat), and each round's ratio
- * baseline / ours (above 1: this checkout costs less). `--baseline HEAD` on a clean tree
- * compares a build with itself: the spread that noise alone leaves.
+ * wrk on the generator core, so whatever else the machine does meets both in the same
+ * seconds; the figure is each server's CPU time per answered request (/proc/<pid>/stat), and
+ * each round's ratio baseline / ours (above 1: this checkout costs less). Sharing a core,
+ * they also evict each other's caches, so a round's ratio still scatters and the median of
+ * several is the figure. `--baseline HEAD` on a tree whose src/ is HEAD's compares a build
+ * with itself: the spread that noise alone leaves.
  *
  * The baseline is checked out into a git worktree, built with this checkout's node_modules,
  * imports the same generated content into a file of its own (its prepared answers are its
