@@ -154,14 +154,17 @@ export const HANDLERS: Handlers = {
     const { bildID: id, width, height } = args;
     checkDimension('width', width, options.maxImageDimension);
     checkDimension('height', height, options.maxImageDimension);
-    const found = await store.read((s) => s.get('bilder', String(id)));
+    // A resize reads the image's content only when its variant is not kept: the one chunk is
+    // left to the blob's source then (the original, up to 192 KiB, on every request else).
+    const asStored = width === 0 && height === 0;
+    const found = await store.read((s) => s.get('bilder', String(id), asStored));
     if (!found) {
       // A deleted image's variants go when it is next asked for (docs/images.md).
       images.imageGone(id);
       throw unknownId('bildID', id);
     }
     // 0×0 is the image exactly as published, metadata and all (docs/images.md).
-    if (width === 0 && height === 0) return { bild: withBinary(found) };
+    if (asStored) return { bild: withBinary(found) };
     const request = {
       width,
       height,

@@ -359,6 +359,24 @@ function storeBehaviour(db: TestDatabase): void {
       assert.equal(gone, undefined);
     });
 
+    test('a record read without its chunk has its blob as a reference, the chunk left to its source', async () => {
+      const { store, bytes } = await oneSmallImage(6);
+      const [reference, whole, gone] = await store.read(async (snapshot) => [
+        await snapshot.get('bilder', '1', false),
+        await snapshot.get('bilder', '1'),
+        await snapshot.get('bilder', '2', false),
+      ]);
+      assert.ok(reference?.blob && whole?.blob);
+      assert.equal(reference.doc, whole.doc);
+      assert.equal(reference.blob.base64, undefined);
+      assert.equal(reference.blob.bytes, undefined);
+      assert.equal(reference.blob.sha256, createHash('sha256').update(bytes).digest('hex'));
+      assert.equal(reference.blob.size, bytes.length);
+      assert.ok((await streamed(reference.blob)).bytes.equals(bytes), 'its source still reads the chunk');
+      assert.ok(whole.blob.bytes && Buffer.from(whole.blob.bytes).equals(bytes));
+      assert.equal(gone, undefined);
+    });
+
     test('an orphaned blob survives the grace period and is deleted after it', async () => {
       const opened = await s.open(db);
       const store = opened.store;

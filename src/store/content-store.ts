@@ -87,7 +87,12 @@ export interface PreparedAnswer {
 
 /** Reads that must see one state of the store (one import's result, never a mix). */
 export interface Snapshot {
-  get<K extends RecordKind>(kind: K, id: string): Promise<StoredRecord<K> | undefined>;
+  /**
+   * A record by kind and id, its blob's one chunk read with it; with `readChunk` false the
+   * chunk is left to the blob's `source` (a caller that may not need the content: a
+   * resized image whose variant is cached needs only the blob's SHA-256).
+   */
+  get<K extends RecordKind>(kind: K, id: string, readChunk?: boolean): Promise<StoredRecord<K> | undefined>;
   getMany<K extends RecordKind>(kind: K, ids: readonly string[]): Promise<Map<string, StoredRecord<K>>>;
   /** Every record of a kind, in id order (numeric ids numerically). */
   all<K extends RecordKind>(kind: K): Promise<Array<{ id: string; record: StoredRecord<K> }>>;

@@ -116,6 +116,49 @@ test('a record read through the cache parses to its kind’s document, and only 
   assert.equal(bereich.sichtbarVon, undefined);
 });
 
+test('a record read with its chunk serves a later read without it, not the other way round', async () => {
+  const store = fakeStore();
+  const reads: boolean[] = [];
+  const recordOf = (readChunk: boolean): StoredRecord => ({
+    doc: '{}',
+    blob: {
+      id: 7,
+      sha256: 'a'.repeat(64),
+      size: 3,
+      ...(readChunk ? { base64: Buffer.from('YWJj') } : {}),
+      source: { size: 3, chunks: async function* () {} },
+    },
+  });
+  const snapshot: Snapshot = {
+    get: async (_kind, _id, readChunk = true) => {
+      reads.push(readChunk);
+      return recordOf(readChunk);
+    },
+    getMany: async () => new Map(),
+    all: async () => [],
+    blob: async () => undefined,
+    answer: async () => undefined,
+  };
+  const cache = new RecordCache(
+    { ...store.source, consistent: async (read) => ({ result: await read(snapshot), version: 1 }) },
+    1 << 20,
+  );
+  const record = (readChunk: boolean) => cache.read((s) => s.get('bilder', '7', readChunk));
+  assert.equal((await record(false))?.blob?.base64, undefined);
+  assert.equal((await record(false))?.blob?.base64, undefined);
+  assert.deepEqual(
+    (await record(true))?.blob?.base64,
+    Buffer.from('YWJj'),
+    'a reference does not stand for the chunk',
+  );
+  assert.deepEqual(
+    (await record(false))?.blob?.base64,
+    Buffer.from('YWJj'),
+    'the record with its chunk stands for the reference',
+  );
+  assert.deepEqual(reads, [false, true]);
+});
+
 test('a blob read with its chunk serves a later read without it, not the other way round', async () => {
   const store = fakeStore();
   const reads: boolean[] = [];

@@ -104,8 +104,10 @@ export class RecordCache {
 
   /** A snapshot served from the cache alone; any miss aborts it. */
   private readonly cached: Snapshot = {
-    get: async (kind, id) => {
-      const entry = this.hit(`${kind}\u0000${id}`);
+    get: async (kind, id, readChunk = true) => {
+      // A record read with its chunk serves a read without it too, not the other way round.
+      let entry = this.hit(`${kind}\u0000${id}`);
+      if (entry === Miss && !readChunk) entry = this.hit(`${kind} reference\u0000${id}`);
       if (entry === Miss) throw MISS;
       return entry as StoredRecord | undefined;
     },
@@ -140,9 +142,9 @@ export class RecordCache {
   /** Wraps the store's own snapshot, noting what it reads for the cache. */
   private recording(snapshot: Snapshot, pending: Array<[string, Entry]>): Snapshot {
     return {
-      get: async (kind, id) => {
-        const record = await snapshot.get(kind, id);
-        pending.push([`${kind}\u0000${id}`, record]);
+      get: async (kind, id, readChunk = true) => {
+        const record = await snapshot.get(kind, id, readChunk);
+        pending.push([`${readChunk ? kind : `${kind} reference`}\u0000${id}`, record]);
         return record;
       },
       getMany: async (kind, ids) => {

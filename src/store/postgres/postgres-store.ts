@@ -68,9 +68,9 @@ interface ChunkColumns {
 const CHUNK_COLUMNS = (chunk: string, blob: string) =>
   `CASE WHEN ${blob}.encoding = 'base64' THEN convert_from(${chunk}.data, 'UTF8') END AS text, CASE WHEN ${blob}.encoding <> 'base64' THEN ${chunk}.data END AS data`;
 
-function chunkOf(row: ChunkColumns | undefined): Buffer | undefined {
+function chunkOf(row: Partial<ChunkColumns> | undefined): Buffer | undefined {
   if (!row) return undefined;
-  return row.text !== null ? Buffer.from(row.text, 'latin1') : (row.data ?? undefined);
+  return typeof row.text === 'string' ? Buffer.from(row.text, 'latin1') : (row.data ?? undefined);
 }
 
 /**
@@ -133,6 +133,12 @@ const SELECT_RECORD = `
   FROM records r
   LEFT JOIN blobs b ON b.blob_id = r.blob_id
   LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1`;
+
+/** The same without the chunk (Snapshot.get's `readChunk` false). */
+const SELECT_RECORD_REFERENCE = `
+  SELECT r.id, r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, b.encoding
+  FROM records r
+  LEFT JOIN blobs b ON b.blob_id = r.blob_id`;
 
 /** As SQLite's `CAST(id AS INTEGER), id`: by the leading integer (0 for none), then bytewise. */
 const BY_NUMERIC_ID = `ORDER BY COALESCE(substring(r.id from '^-?[0-9]{1,18}')::bigint, 0), r.id COLLATE "C"`;
@@ -197,7 +203,7 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
     );
   }
 
-  private toRecord(row: RecordRowWithChunk): StoredRecord {
+  private toRecord(row: RecordRow & Partial<ChunkColumns>): StoredRecord {
     return storedRecord(row, this.readChunk, chunkOf(row));
   }
 
@@ -234,8 +240,13 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
       return storedBlob(reference, this.readChunk, data);
     };
     return {
-      get: async (kind, id) => {
-        const [row] = await rows('scoop_get', `${SELECT_RECORD} WHERE r.kind = $1 AND r.id = $2`, [kind, id]);
+      get: async (kind, id, readChunk = true) => {
+        const [row] = readChunk
+          ? await rows('scoop_get', `${SELECT_RECORD} WHERE r.kind = $1 AND r.id = $2`, [kind, id])
+          : await rows('scoop_get_reference', `${SELECT_RECORD_REFERENCE} WHERE r.kind = $1 AND r.id = $2`, [
+              kind,
+              id,
+            ]);
         return row ? this.toRecord(row) : undefined;
       },
       getMany: async (kind, ids) => {

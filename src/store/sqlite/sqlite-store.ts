@@ -185,8 +185,9 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
     this.tokens = new StoreTokens(new SqliteTokenTable(db), () => this.watch.forget());
   }
 
-  private toRecord(row: RecordRow): StoredRecord {
-    const onlyChunk = row.chunk_count === 1 ? this.statements.chunk.get(row.blob_id!, 0)!.data : undefined;
+  private toRecord(row: RecordRow, readChunk = true): StoredRecord {
+    const onlyChunk =
+      readChunk && row.chunk_count === 1 ? this.statements.chunk.get(row.blob_id!, 0)!.data : undefined;
     return storedRecord(row, this.readChunk, onlyChunk);
   }
 
@@ -211,10 +212,10 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
       return row;
     };
     return {
-      get: (kind, id) =>
+      get: (kind, id, readChunk = true) =>
         unvouched(() => {
           const row = statements.get.get(kind, id);
-          return row ? this.toRecord(row) : undefined;
+          return row ? this.toRecord(row, readChunk) : undefined;
         }),
       getMany: (kind, ids) =>
         unvouched(() => {
