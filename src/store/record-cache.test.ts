@@ -116,85 +116,73 @@ test('a record read through the cache parses to its kind’s document, and only 
   assert.equal(bereich.sichtbarVon, undefined);
 });
 
-test('a record read with its chunk serves a later read without it, not the other way round', async () => {
-  const store = fakeStore();
-  const reads: boolean[] = [];
-  const recordOf = (readChunk: boolean): StoredRecord => ({
-    doc: '{}',
-    blob: {
-      id: 7,
-      sha256: 'a'.repeat(64),
-      size: 3,
-      ...(readChunk ? { base64: Buffer.from('YWJj') } : {}),
-      source: { size: 3, chunks: async function* () {} },
-    },
-  });
-  const snapshot: Snapshot = {
-    get: async (_kind, _id, readChunk = true) => {
-      reads.push(readChunk);
-      return recordOf(readChunk);
-    },
-    getMany: async () => new Map(),
-    all: async () => [],
-    blob: async () => undefined,
-    answer: async () => undefined,
-  };
-  const cache = new RecordCache(
-    { ...store.source, consistent: async (read) => ({ result: await read(snapshot), version: 1 }) },
-    1 << 20,
-  );
-  const record = (readChunk: boolean) => cache.read((s) => s.get('bilder', '7', readChunk));
-  assert.equal((await record(false))?.blob?.base64, undefined);
-  assert.equal((await record(false))?.blob?.base64, undefined);
-  assert.deepEqual(
-    (await record(true))?.blob?.base64,
-    Buffer.from('YWJj'),
-    'a reference does not stand for the chunk',
-  );
-  assert.deepEqual(
-    (await record(false))?.blob?.base64,
-    Buffer.from('YWJj'),
-    'the record with its chunk stands for the reference',
-  );
-  assert.deepEqual(reads, [false, true]);
-});
-
-test('a blob read with its chunk serves a later read without it, not the other way round', async () => {
-  const store = fakeStore();
-  const reads: boolean[] = [];
-  const blobOf = (readChunk: boolean): StoredBlob => ({
+/** A blob of 3 bytes as a store gives it: with its one chunk's text, or as a reference. */
+function threeBytes(readChunk: boolean): StoredBlob {
+  return {
     id: 7,
     sha256: 'a'.repeat(64),
     size: 3,
     ...(readChunk ? { base64: Buffer.from('YWJj') } : {}),
     source: { size: 3, chunks: async function* () {} },
-  });
-  const snapshot: Snapshot = {
-    get: async () => undefined,
-    getMany: async () => new Map(),
-    all: async () => [],
-    blob: async (_id, readChunk = true) => {
-      reads.push(readChunk);
-      return blobOf(readChunk);
-    },
-    answer: async () => undefined,
   };
+}
+
+/**
+ * Reads through a cache over a store that answers with `read(readChunk)`: a read with the
+ * chunk serves later reads without it, a read without it never stands for the chunk.
+ */
+async function chunkServesReference(
+  snapshotOf: (reads: boolean[]) => Snapshot,
+  read: (snapshot: Snapshot, readChunk: boolean) => Promise<StoredBlob | undefined>,
+): Promise<void> {
+  const reads: boolean[] = [];
+  const snapshot = snapshotOf(reads);
   const cache = new RecordCache(
-    { ...store.source, consistent: async (read) => ({ result: await read(snapshot), version: 1 }) },
+    { ...fakeStore().source, consistent: async (r) => ({ result: await r(snapshot), version: 1 }) },
     1 << 20,
   );
-  const blob = (readChunk: boolean) => cache.read((s) => s.blob(7, readChunk));
-  assert.equal((await blob(false))?.base64, undefined);
-  assert.equal((await blob(false))?.base64, undefined);
+  const base64 = async (readChunk: boolean) => (await cache.read((s) => read(s, readChunk)))?.base64;
+  assert.equal(await base64(false), undefined);
+  assert.equal(await base64(false), undefined);
+  assert.deepEqual(await base64(true), Buffer.from('YWJj'), 'a reference does not stand for the chunk');
   assert.deepEqual(
-    (await blob(true))?.base64,
+    await base64(false),
     Buffer.from('YWJj'),
-    'a reference does not stand for the chunk',
-  );
-  assert.deepEqual(
-    (await blob(false))?.base64,
-    Buffer.from('YWJj'),
-    'the blob with its chunk stands for the reference',
+    'the read with its chunk stands for the reference',
   );
   assert.deepEqual(reads, [false, true]);
+}
+
+const EMPTY: Snapshot = {
+  get: async () => undefined,
+  getMany: async () => new Map(),
+  all: async () => [],
+  blob: async () => undefined,
+  answer: async () => undefined,
+};
+
+test('a record read with its chunk serves a later read without it, not the other way round', async () => {
+  await chunkServesReference(
+    (reads) => ({
+      ...EMPTY,
+      get: async (_kind, _id, readChunk = true) => {
+        reads.push(readChunk);
+        return { doc: '{}', blob: threeBytes(readChunk) } satisfies StoredRecord;
+      },
+    }),
+    async (s, readChunk) => (await s.get('bilder', '7', readChunk))?.blob,
+  );
+});
+
+test('a blob read with its chunk serves a later read without it, not the other way round', async () => {
+  await chunkServesReference(
+    (reads) => ({
+      ...EMPTY,
+      blob: async (_id, readChunk = true) => {
+        reads.push(readChunk);
+        return threeBytes(readChunk);
+      },
+    }),
+    (s, readChunk) => s.blob(7, readChunk),
+  );
 });
