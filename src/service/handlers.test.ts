@@ -141,9 +141,10 @@ function handlerRules(db: TestDatabase): void {
     operation: N,
     args: ArgumentsOf<N>,
     now = NOW,
+    from: ServiceContext['store'] = store,
   ): Promise<ResultOf<N>> {
     const context: ServiceContext = {
-      store,
+      store: from,
       now: () => now,
       options: { maxImageDimension: MAX_DIMENSION },
       images: IMAGES,
@@ -289,6 +290,39 @@ function handlerRules(db: TestDatabase): void {
       assert.equal(resized.size, bytes.length);
       const meta = await sharp(bytes).metadata();
       assert.deepEqual([meta.format, meta.width, meta.height], ['png', 15, 10]);
+    });
+
+    test('a resize reads the image without its content (a resize that is made reads it then); 0×0 reads it with the record', async () => {
+      const asked: Array<boolean | undefined> = [];
+      const spying: ServiceContext['store'] = {
+        read: (read) =>
+          store.read((snapshot) =>
+            read({
+              ...snapshot,
+              get: (kind, id, readChunk) => {
+                asked.push(readChunk);
+                return snapshot.get(kind, id, readChunk);
+              },
+            }),
+          ),
+      };
+      const args = (width: number): ArgumentsOf<'getBild'> => ({
+        bildID: 200,
+        width,
+        height: 0,
+        resizeModes: ['standard'],
+      });
+      // The record cache asks its own snapshot first, then the store's: each read may ask twice.
+      const resized = (await call('getBild', args(12), NOW, spying)).bild;
+      assert.equal(
+        (await sharp(await bytesOf(resized.data)).metadata()).width,
+        12,
+        'resized from the content',
+      );
+      assert.deepEqual(new Set(asked), new Set([false]));
+      asked.length = 0;
+      assert.deepEqual(await bytesOf((await call('getBild', args(0), NOW, spying)).bild.data), PNG);
+      assert.deepEqual(new Set(asked), new Set([true]));
     });
 
     test('a stored file that is not an image is refused for resizing, and served as stored', async () => {

@@ -50,6 +50,15 @@ function sizeOf(entry: Entry): number {
   return ENTRY_BYTES + entry.doc.length * 2 + (entry.blob ? blobBytes(entry.blob) : 0);
 }
 
+/** The key of an entry read without its chunk (`hitRead`). */
+function withoutChunk(key: string): string {
+  return `${key}\u0000without chunk`;
+}
+
+function readKey(key: string, readChunk: boolean): string {
+  return readChunk ? key : withoutChunk(key);
+}
+
 /** What a blob holds in memory: its one chunk as stored (a larger blob holds none). */
 function blobBytes(blob: StoredBlob): number {
   // base64 first: beside it, `bytes` is a getter that would decode the chunk.
@@ -94,6 +103,15 @@ export class RecordCache {
     }
   }
 
+  /**
+   * The entry of a record or blob read with its chunk (`readChunk`) or without: one read
+   * with the chunk serves a read without it too, not the other way round.
+   */
+  private hitRead(key: string, readChunk: boolean): Entry | typeof Miss {
+    const entry = this.hit(key);
+    return entry === Miss && !readChunk ? this.hit(withoutChunk(key)) : entry;
+  }
+
   private hit(key: string): Entry | typeof Miss {
     if (!this.entries.has(key)) return Miss;
     const entry = this.entries.get(key);
@@ -105,9 +123,7 @@ export class RecordCache {
   /** A snapshot served from the cache alone; any miss aborts it. */
   private readonly cached: Snapshot = {
     get: async (kind, id, readChunk = true) => {
-      // A record read with its chunk serves a read without it too, not the other way round.
-      let entry = this.hit(`${kind}\u0000${id}`);
-      if (entry === Miss && !readChunk) entry = this.hit(`${kind} reference\u0000${id}`);
+      const entry = this.hitRead(`${kind}\u0000${id}`, readChunk);
       if (entry === Miss) throw MISS;
       return entry as StoredRecord | undefined;
     },
@@ -126,9 +142,7 @@ export class RecordCache {
       return [...(entry as ReadonlyArray<{ id: string; record: StoredRecord }>)];
     },
     blob: async (blobId, readChunk = true) => {
-      // A blob read with its chunk serves a read without it too, not the other way round.
-      let entry = this.hit(`blob\u0000${blobId}`);
-      if (entry === Miss && !readChunk) entry = this.hit(`blob reference\u0000${blobId}`);
+      const entry = this.hitRead(`blob\u0000${blobId}`, readChunk);
       if (entry === Miss) throw MISS;
       return entry as StoredBlob | undefined;
     },
@@ -144,7 +158,7 @@ export class RecordCache {
     return {
       get: async (kind, id, readChunk = true) => {
         const record = await snapshot.get(kind, id, readChunk);
-        pending.push([`${readChunk ? kind : `${kind} reference`}\u0000${id}`, record]);
+        pending.push([readKey(`${kind}\u0000${id}`, readChunk), record]);
         return record;
       },
       getMany: async (kind, ids) => {
@@ -159,7 +173,7 @@ export class RecordCache {
       },
       blob: async (blobId, readChunk = true) => {
         const blob = await snapshot.blob(blobId, readChunk);
-        pending.push([`${readChunk ? 'blob' : 'blob reference'}\u0000${blobId}`, blob]);
+        pending.push([readKey(`blob\u0000${blobId}`, readChunk), blob]);
         return blob;
       },
       answer: async (operation, key, layout, format, readChunks) => {

@@ -128,17 +128,16 @@ const answerWithBlobs = (layout: AnswerLayout, chunks: boolean) => `
   WHERE m.key = 'content_version'
   ORDER BY u.ord`;
 
+const RECORD_COLUMNS = 'r.id, r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, b.encoding';
+const RECORDS_WITH_BLOBS = 'FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id';
+
 const SELECT_RECORD = `
-  SELECT r.id, r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, b.encoding, ${CHUNK_COLUMNS('c', 'b')}
-  FROM records r
-  LEFT JOIN blobs b ON b.blob_id = r.blob_id
+  SELECT ${RECORD_COLUMNS}, ${CHUNK_COLUMNS('c', 'b')}
+  ${RECORDS_WITH_BLOBS}
   LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1`;
 
 /** The same without the chunk (Snapshot.get's `readChunk` false). */
-const SELECT_RECORD_REFERENCE = `
-  SELECT r.id, r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, b.encoding
-  FROM records r
-  LEFT JOIN blobs b ON b.blob_id = r.blob_id`;
+const SELECT_RECORD_REFERENCE = `SELECT ${RECORD_COLUMNS} ${RECORDS_WITH_BLOBS}`;
 
 /** As SQLite's `CAST(id AS INTEGER), id`: by the leading integer (0 for none), then bytewise. */
 const BY_NUMERIC_ID = `ORDER BY COALESCE(substring(r.id from '^-?[0-9]{1,18}')::bigint, 0), r.id COLLATE "C"`;
