@@ -19,6 +19,8 @@ import {
   type Base64CacheOptions,
   type Base64Piece,
   type Base64Source,
+  DEFAULT_MIN_BINARY_BYTES,
+  KEPT_AFTER_IMPORT_BYTES,
   WHOLE_TEXT_BYTES,
 } from './base64-cache.ts';
 import { CacheDirError } from './bounded-folder.ts';
@@ -173,6 +175,16 @@ describe('Base64Cache', () => {
     assert.ok(!cache.applies(sourceOf(randomBytes(2000), { contentId: '../../etc/passwd' })));
     assert.ok(!Base64Cache.none().applies(sourceOf(randomBytes(2000))), 'no folder');
     assert.ok(!(await Base64Cache.open(options({ maxBytes: 0 }))).applies(sourceOf(randomBytes(2000))));
+  });
+
+  test('by default, a binary past one stored chunk streams from its file, and one of one chunk is kept whole', async () => {
+    const { minBinaryBytes: _, ...defaults } = options();
+    const cache = await Base64Cache.open(defaults);
+    const oneChunk = sourceOf(randomBytes((WHOLE_TEXT_BYTES / 4) * 3));
+    const twoChunks = sourceOf(randomBytes((WHOLE_TEXT_BYTES / 4) * 3 + 1));
+    assert.ok(cache.keepsWhole(oneChunk) && !cache.applies(oneChunk));
+    assert.ok(cache.applies(twoChunks) && !cache.keepsWhole(twoChunks));
+    assert.ok(DEFAULT_MIN_BINARY_BYTES < KEPT_AFTER_IMPORT_BYTES, 'an import writes only the largest');
   });
 
   test('an answer given up half-way (client gone) keeps no file, nor a temporary one', async () => {

@@ -56,8 +56,6 @@ export interface Base64Piece {
   readonly release?: () => void;
 }
 
-/** 8 MiB: below this, reading the rows costs little and the answer may be in the response cache. */
-export const DEFAULT_MIN_BINARY_BYTES = 8 * 1024 * 1024;
 /**
  * A text up to this length (one stored chunk's) is read whole and at once (`textNow`): from
  * a file that is in the page cache, that costs less than the chunk's row, which SQLite
@@ -65,6 +63,19 @@ export const DEFAULT_MIN_BINARY_BYTES = 8 * 1024 * 1024;
  * round").
  */
 export const WHOLE_TEXT_BYTES = 256 * 1024;
+/**
+ * Binaries of more than one stored chunk (whose text is longer than WHOLE_TEXT_BYTES) are
+ * streamed from their file: each chunk read from the store is a fresh buffer the collector
+ * must free, a file's pieces go through a few reused ones (docs/performance.md, "The
+ * eighth round": a 0.9 MB image at about half the CPU).
+ */
+export const DEFAULT_MIN_BINARY_BYTES = (WHOLE_TEXT_BYTES / 4) * 3 + 1;
+/**
+ * An import writes the files of binaries of this size or more (cli/keep-binaries.ts), so
+ * that even their first answer streams from a file; smaller ones are written by the first
+ * request that needs one, which costs the import no time.
+ */
+export const KEPT_AFTER_IMPORT_BYTES = 8 * 1024 * 1024;
 /** Whole texts being written at once, at most: past it, a miss is answered without keeping its text. */
 const MAX_WHOLE_FILLS = 16;
 /**

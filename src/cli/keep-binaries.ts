@@ -4,7 +4,7 @@
  * first request from a file. On the machine of the import only (the folder of a SQLite
  * store, or SCOOP_BASE64_CACHE_DIR); servers elsewhere fill theirs on first use.
  */
-import { Base64Cache, DEFAULT_MIN_BINARY_BYTES, worthKeeping } from '../cache/base64-cache.ts';
+import { Base64Cache, KEPT_AFTER_IMPORT_BYTES, worthKeeping } from '../cache/base64-cache.ts';
 import { CacheDirError } from '../cache/bounded-folder.ts';
 import type { Base64CacheSettings } from '../server/settings.ts';
 import type { ContentStore } from '../store/content-store.ts';
@@ -19,8 +19,8 @@ export async function keepLargeBinaries(
   if (settings.maxBytes <= 0) return 0;
   try {
     const byContent = new Map<string, BinarySource>();
-    for (const source of await store.largeBinaries(DEFAULT_MIN_BINARY_BYTES))
-      if (source.contentId && worthKeeping(source, settings.maxBytes))
+    for (const source of await store.largeBinaries(KEPT_AFTER_IMPORT_BYTES))
+      if (source.contentId && worthKeeping(source, settings.maxBytes, KEPT_AFTER_IMPORT_BYTES))
         byContent.set(source.contentId, source);
     const sources = [...byContent.values()];
     // No folder is made for a store without large binaries.
