@@ -260,6 +260,36 @@ describe('Base64Cache', () => {
     );
   });
 
+  test('a file placed does not make a trim (a read of every file) until this process has placed past the bound', async () => {
+    // Texts of 400,000 characters; the bound holds two.
+    const cache = await Base64Cache.open(options({ maxBytes: 900_000 }));
+    const longAgo = Date.now() / 1000 - 3600;
+    const age = (id: string | undefined, seconds: number) =>
+      utimesSync(path.join(dir, `${id}.b64`), longAgo - seconds, longAgo - seconds);
+    // Another process's file of 600,000 characters, placed after this one counted the folder.
+    const bytes = randomBytes(450_000);
+    const theirs = createHash('sha256').update(bytes).digest('hex');
+    writeFileSync(path.join(dir, `${theirs}.b64`), bytes.toString('base64'));
+    age(theirs, 300);
+    const [a, b, c] = [
+      sourceOf(randomBytes(300_000)),
+      sourceOf(randomBytes(300_000)),
+      sourceOf(randomBytes(300_000)),
+    ];
+    for (const [source, seconds] of [
+      [a, 200],
+      [b, 100],
+    ] as const) {
+      await collect(cache.text(source));
+      await cache.settled();
+      age(source.contentId, seconds);
+    }
+    assert.equal(keptFiles().length, 3, 'over the bound, but not as this process counts: no trim yet');
+    await collect(cache.text(c));
+    await cache.settled();
+    assert.deepEqual(keptFiles().sort(), [`${b.contentId}.b64`, `${c.contentId}.b64`].sort(), 'trimmed');
+  });
+
   test('opening removes temporary files a crash left, not a fill another process is writing, and trims', async () => {
     const old = path.join(dir, `${'a'.repeat(64)}.b64.0123456789ab.tmp`);
     const young = path.join(dir, `${'b'.repeat(64)}.b64.ba9876543210.tmp`);

@@ -467,7 +467,8 @@ export class Base64Cache {
         return;
       }
       await folder.place(fill.temporary.path, nameOf(id));
-      this.counted = await folder.trim();
+      this.counted += length;
+      await this.trimWhenFull();
     } catch (error) {
       this.tell(error);
     } finally {
