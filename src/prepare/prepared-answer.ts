@@ -5,6 +5,7 @@
  */
 import type { Arguments, Operation } from '../contract/operations.ts';
 import type { ContentStore, Snapshot } from '../store/content-store.ts';
+import { encodeBase64 } from '../xml/base64.ts';
 import type { BinarySource } from '../xml/binary.ts';
 import type { BodyPart, Layout } from '../xml/writer.ts';
 import { splitFragment } from './fragment.ts';
@@ -80,7 +81,7 @@ async function binariesOf(
       }
       blob = await snapshot.blob(blobId);
       if (!blob) return undefined;
-      const stored = blob.base64 ?? (blob.bytes && base64Of(blob.bytes));
+      const stored = blob.base64 ?? (blob.bytes && encodeBase64(blob.bytes));
       if (stored) {
         texts.keepText(blob.source, stored);
         parts.push(stored);
@@ -88,15 +89,8 @@ async function binariesOf(
       }
     }
     if (blob.base64) parts.push(blob.base64);
-    else if (blob.bytes) parts.push(base64Of(blob.bytes));
+    else if (blob.bytes) parts.push(encodeBase64(blob.bytes));
     else parts.push({ base64Of: blob.source });
   }
   return parts;
-}
-
-function base64Of(bytes: Uint8Array): Buffer {
-  return Buffer.from(
-    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64'),
-    'latin1',
-  );
 }

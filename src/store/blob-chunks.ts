@@ -10,6 +10,7 @@
  * resizing an image) are decoded chunk by chunk. Blobs stored raw by earlier versions
  * (`encoding = 'raw'`, CHUNK_BYTES a chunk) are read as before and encoded as they stream.
  */
+import { decodeBase64, encodeBase64 } from '../xml/base64.ts';
 import type { BinarySource } from '../xml/binary.ts';
 
 /** Raw chunk size of blobs stored by earlier versions (encoding 'raw'). */
@@ -29,7 +30,7 @@ export async function* encodedChunks(
 ): AsyncGenerator<Buffer> {
   for await (const piece of fixedChunks(pieces, STORED_INPUT_BYTES)) {
     onPiece?.(piece);
-    yield Buffer.from(piece.toString('base64'), 'latin1');
+    yield encodeBase64(piece);
   }
 }
 
@@ -113,5 +114,5 @@ export class ChunkedBlobSource implements BinarySource {
 
 /** The bytes of one stored base64 chunk (each chunk is a whole encoding of its own). */
 export function decodeChunk(text: Uint8Array): Buffer {
-  return Buffer.from(Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('latin1'), 'base64');
+  return decodeBase64(text);
 }

@@ -4,6 +4,8 @@
  * answer, and server/etag.ts remembers the tag of an answer around it. The bytes must not
  * change once their text is kept.
  */
+import { encodeBase64 } from './base64.ts';
+
 const texts = new WeakMap<Uint8Array, Buffer>();
 const kept = new WeakSet<Buffer>();
 
@@ -11,8 +13,7 @@ const kept = new WeakSet<Buffer>();
 export function keepBase64(bytes: Uint8Array): Buffer {
   let text = texts.get(bytes);
   if (text === undefined) {
-    const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    text = Buffer.from(view.toString('base64'), 'latin1');
+    text = encodeBase64(bytes);
     texts.set(bytes, text);
     kept.add(text);
   }

@@ -150,6 +150,15 @@ describe('XmlWriter.binary', () => {
     assert.equal(textOf2(parts), '<data>iVBORw==</data>');
   });
 
+  test('writes large bytes as a part of their own, the same text (no string of it is made)', () => {
+    const bytes = Uint8Array.from({ length: 100_000 }, (_, i) => (i * 7) % 256);
+    const w = new XmlWriter(false);
+    w.binary('data', 0, bytes);
+    const parts = w.finish();
+    assert.equal(parts.length, 3);
+    assert.equal(textOf2(parts), `<data>${Buffer.from(bytes).toString('base64')}</data>`);
+  });
+
   test('sends kept base64 as a part of its own, the same bytes as encoding it here', () => {
     const bytes = Uint8Array.from({ length: 300 }, (_, i) => i % 251);
     const inline = new XmlWriter(true);

@@ -8,6 +8,7 @@
  * LF (HTTP GET/POST), where an element holding only text stays on one line and an
  * empty element is written `<name />`.
  */
+import { ENCODE_PIECE_BYTES, encodeBase64 } from './base64.ts';
 import { type Binary, type BinarySource, base64Length, binarySize } from './binary.ts';
 import { escapeText } from './escape.ts';
 import { keptBase64 } from './kept-base64.ts';
@@ -101,15 +102,17 @@ export class XmlWriter implements MarkupWriter {
     if (binarySize(value) === 0) {
       this.empty(name, depth);
     } else if (value instanceof Uint8Array) {
-      // Bytes answered again and again have their base64 kept; others are encoded here.
+      // Bytes answered again and again have their base64 kept; others are encoded here,
+      // inline while their text is small, else as a part of its own (no large string).
       const kept = keptBase64(value);
       if (kept) this.partLeaf(name, depth, kept);
-      else
+      else if (value.byteLength <= ENCODE_PIECE_BYTES)
         this.plainLeaf(
           name,
           depth,
           Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64'),
         );
+      else this.partLeaf(name, depth, encodeBase64(value));
     } else if (value.placeholder !== undefined) {
       this.plainLeaf(name, depth, value.placeholder);
     } else {
