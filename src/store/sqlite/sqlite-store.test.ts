@@ -169,3 +169,27 @@ test('a first import without the log that fails leaves the new file empty, in WA
     await store.close();
   }
 });
+
+test("the reads of one turn share a read transaction; a token written in the same turn and another connection's import after it are seen", async () => {
+  const file = s.dbPath();
+  const store = new SqliteStore(file);
+  const other = new SqliteStore(file);
+  try {
+    const bundle = (name: string) => s.bundle(bundleJson({ bereiche: [{ bereichID: 1, name }] }));
+    await importFolder(store, bundle('Erster'));
+    const name = async (of: SqliteStore) =>
+      JSON.parse((await of.read((snapshot) => snapshot.get('bereiche', '1')))?.doc ?? '{}').name;
+    assert.equal(await name(store), 'Erster');
+    // Another connection writes, then this one, both in the turn of the read: this write
+    // does not run in the turn's read transaction (its snapshot is stale: SQLITE_BUSY_SNAPSHOT).
+    await other.addToken(Buffer.alloc(32, 2), 'theirs', new Date().toISOString());
+    await store.addToken(Buffer.alloc(32, 1), 'same turn', new Date().toISOString());
+    await importFolder(other, bundle('Zweiter'));
+    await new Promise<void>((resolve) => setTimeout(resolve, 30));
+    assert.equal(await name(store), 'Zweiter');
+    assert.equal(await name(other), 'Zweiter', 'an import is seen by its own process at once');
+  } finally {
+    await other.close();
+    await store.close();
+  }
+});

@@ -36,6 +36,7 @@ import { FileFlusher } from './file-flusher.ts';
 import { SqliteImportRuns } from './import-runs.ts';
 import { SqliteImportTransaction } from './import-transaction.ts';
 import { appliedMigrations, MIGRATIONS, migrate } from './migrations.ts';
+import { ReadBatch } from './read-batch.ts';
 import { SqliteTokenTable } from './tokens.ts';
 import { SqliteVersionWatch } from './version-watch.ts';
 
@@ -130,6 +131,7 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
   private readonly statements;
   private readonly cache: RecordCache;
   private readonly watch: SqliteVersionWatch;
+  private readonly reads: ReadBatch;
   private readonly runs: SqliteImportRuns;
   protected readonly tokens: StoreTokens;
   /** What opening the file migrated, reported by the first migrate() call (`scoop migrate`). */
@@ -180,9 +182,10 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
         'SELECT 1 AS one FROM blobs WHERE sha256 = ? AND orphaned_at IS NULL',
       ),
     };
+    this.reads = new ReadBatch(db);
     this.watch = new SqliteVersionWatch(db);
     this.runs = new SqliteImportRuns(db);
-    this.tokens = new StoreTokens(new SqliteTokenTable(db), () => this.watch.forget());
+    this.tokens = new StoreTokens(new SqliteTokenTable(db, this.reads.end), () => this.watch.forget());
   }
 
   private toRecord(row: RecordRow, readChunk = true): StoredRecord {
@@ -194,8 +197,13 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
   private readonly readChunk = async (blobId: number, seq: number) => {
     // Let other requests run between chunks of a large binary: better-sqlite3 reads synchronously.
     if (seq > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    return unavailableOnIoError(() => this.statements.chunk.get(blobId, seq)?.data);
+    return this.statement(() => this.statements.chunk.get(blobId, seq)?.data);
   };
+
+  /** A read statement, in this turn's read transaction (read-batch.ts). */
+  private statement<T>(work: () => T): T {
+    return unavailableOnIoError(() => this.reads.read(work));
+  }
 
   /**
    * One statement at a time, for one read: the answer and blob statements select the content
@@ -205,7 +213,7 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
     const { statements } = this;
     const unvouched = async <T>(read: () => T): Promise<T> => {
       await versions.beforeUnvouched();
-      return unavailableOnIoError(read);
+      return this.statement(read);
     };
     const vouched = <R extends { content_version: string }>(row: R): R => {
       versions.saw(Number(row.content_version));
@@ -230,7 +238,7 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
       all: (kind) =>
         unvouched(() => statements.all.all(kind).map((row) => ({ id: row.id, record: this.toRecord(row) }))),
       blob: async (blobId, readChunk = true) =>
-        unavailableOnIoError(() => {
+        this.statement(() => {
           if (!readChunk) {
             const reference = blobReference(vouched(statements.blobReference.get(blobId)!));
             return reference && storedBlob(reference, this.readChunk);
@@ -241,7 +249,7 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
           return storedBlob(reference, this.readChunk, row.data ?? undefined);
         }),
       answer: async (operation, key, layout, format) =>
-        unavailableOnIoError(() => {
+        this.statement(() => {
           const row = vouched(statements[layout].get(operation, key, format)!);
           return row.fragment === null ? undefined : storedAnswer({ ...row, fragment: row.fragment });
         }),
@@ -278,20 +286,21 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
   }
 
   async contentVersion(): Promise<number> {
-    return unavailableOnIoError(() => Number(this.statements.version.get()!.value));
+    return this.statement(() => Number(this.statements.version.get()!.value));
   }
 
   async binaryInUse(sha256: string): Promise<boolean> {
-    return unavailableOnIoError(() => this.statements.binaryInUse.get(sha256) !== undefined);
+    return this.statement(() => this.statements.binaryInUse.get(sha256) !== undefined);
   }
 
   async largeBinaries(minBytes: number): Promise<BinarySource[]> {
-    return unavailableOnIoError(() =>
+    return this.statement(() =>
       this.statements.large.all(minBytes).flatMap((row) => this.toRecord(row).blob?.source ?? []),
     );
   }
 
   async migrate(): Promise<number[]> {
+    this.reads.end();
     const applied = [...this.appliedAtOpen, ...unavailableOnIoError(() => migrate(this.db))];
     this.appliedAtOpen = [];
     return applied;
@@ -325,12 +334,17 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
    * (a command opening it meanwhile waits, README), and back in WAL mode after.
    */
   async importTransaction<T>(work: (tx: ImportTransaction) => Promise<T>): Promise<T> {
+    // Its own transaction (an in-memory store's) or a change of journal mode needs none open.
+    this.reads.end();
     const alone = this.firstImportAlone && leaveWal(this.db);
     this.firstImportAlone = false;
     try {
       return await this.importOnOwnConnection(alone, work);
     } finally {
-      if (alone) backToWal(this.db);
+      if (alone) {
+        this.reads.end();
+        backToWal(this.db);
+      }
     }
   }
 
@@ -347,6 +361,9 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
       try {
         const result = await work(new SqliteImportTransaction(db));
         db.exec('COMMIT');
+        // This process sees its import at once: no read of this turn's batch, begun before
+        // the commit, may tell the version watch the version before it (read-batch.ts).
+        this.reads.end();
         this.watch.forget();
         return result;
       } catch (error) {
@@ -366,10 +383,12 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
   }
 
   async recordRefusedImport(finishedAt: string, detail: string): Promise<void> {
+    this.reads.end();
     this.runs.recordRefused(finishedAt, detail);
   }
 
   async close(): Promise<void> {
+    this.reads.end();
     this.db.close();
   }
 }

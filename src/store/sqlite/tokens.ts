@@ -5,7 +5,11 @@ import type { TokenChange, TokenRow, TokenTable } from '../tokens.ts';
 export class SqliteTokenTable implements TokenTable {
   private readonly s;
 
-  constructor(private readonly db: Database.Database) {
+  /** `beforeWrite`: ends the connection's read transaction, if one is open (read-batch.ts). */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly beforeWrite: () => void = () => undefined,
+  ) {
     this.s = {
       add: db.prepare('INSERT INTO tokens (hash, label, created_at) VALUES (?, ?, ?)'),
       revoke: db.prepare('UPDATE tokens SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL'),
@@ -23,6 +27,7 @@ export class SqliteTokenTable implements TokenTable {
   }
 
   async change(change: TokenChange): Promise<{ changed: number; tokensVersion: number }> {
+    this.beforeWrite();
     return this.db.transaction(() => {
       const { changes } =
         change.kind === 'add'
@@ -37,6 +42,7 @@ export class SqliteTokenTable implements TokenTable {
   }
 
   async touch(hash: Buffer, usedAt: string): Promise<void> {
+    this.beforeWrite();
     this.s.touch.run(usedAt, hash);
   }
 
