@@ -67,7 +67,7 @@ export const WHOLE_TEXT_BYTES = 256 * 1024;
  * Binaries of more than one stored chunk (whose text is longer than WHOLE_TEXT_BYTES) are
  * streamed from their file: each chunk read from the store is a fresh buffer the collector
  * must free, a file's pieces go through a few reused ones (docs/performance.md, "The
- * eighth round": a 0.9 MB image at about half the CPU).
+ * eighth round": images of 0.3–1.7 MB at about three quarters of the CPU).
  */
 export const DEFAULT_MIN_BINARY_BYTES = (WHOLE_TEXT_BYTES / 4) * 3 + 1;
 /**
