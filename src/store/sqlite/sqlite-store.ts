@@ -2,7 +2,8 @@
  * The embedded store: one SQLite file in WAL mode. An import writes through its own
  * connection in one transaction, so readers keep seeing the previous state until it
  * commits; a read is vouched for as one content version by the versions its statements
- * saw (read-versions.ts), and made again when an import committed in its midst.
+ * saw (read-versions.ts), and made again when an import committed in its midst. The
+ * statements of one turn of the event loop share one read transaction (read-batch.ts).
  */
 
 import path from 'node:path';
