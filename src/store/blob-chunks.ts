@@ -87,7 +87,7 @@ export class ChunkedBlobSource implements BinarySource {
       yield* this.stored();
       return;
     }
-    for await (const text of this.stored()) yield decodeChunk(text);
+    for await (const text of this.stored()) yield decodeBase64(text);
   }
 
   /**
@@ -100,7 +100,7 @@ export class ChunkedBlobSource implements BinarySource {
     const first = Math.floor(offset / perChunk);
     let skip = offset - first * perChunk;
     for await (const data of this.stored(first)) {
-      const bytes = this.encoding === 'raw' ? data : decodeChunk(data);
+      const bytes = this.encoding === 'raw' ? data : decodeBase64(data);
       yield skip > 0 ? bytes.subarray(skip) : bytes;
       skip = 0;
     }
@@ -110,9 +110,4 @@ export class ChunkedBlobSource implements BinarySource {
   get base64Text(): (() => AsyncIterable<Uint8Array>) | undefined {
     return this.encoding === 'base64' ? () => this.stored() : undefined;
   }
-}
-
-/** The bytes of one stored base64 chunk (each chunk is a whole encoding of its own). */
-export function decodeChunk(text: Uint8Array): Buffer {
-  return decodeBase64(text);
 }

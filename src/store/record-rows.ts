@@ -3,7 +3,8 @@
  * stands for. A blob of one chunk comes with its bytes (small binaries are read whole, in
  * the read's snapshot, and cached); a larger one streams chunk by chunk through `readChunk`.
  */
-import { type BlobEncoding, ChunkedBlobSource, decodeChunk } from './blob-chunks.ts';
+import { decodeBase64 } from '../xml/base64.ts';
+import { type BlobEncoding, ChunkedBlobSource } from './blob-chunks.ts';
 import type { BlobReference, StoredAnswer, StoredBlob, StoredRecord } from './content-store.ts';
 
 export interface RecordRow {
@@ -49,7 +50,7 @@ export function storedBlob(
     ...blob,
     base64,
     get bytes() {
-      return decodeChunk(base64);
+      return decodeBase64(base64);
     },
   };
 }

@@ -6,7 +6,11 @@
  * piece's string stays far below that size.
  */
 
-/** Input bytes per piece: a multiple of 3 (so the pieces' encodings join), 64 KiB of text. */
+/**
+ * Input bytes per piece: a multiple of 3 (so the pieces' encodings join), 64 KiB of text:
+ * small enough for V8's young generation and for a heap (not mmap) copy when written, so
+ * streaming (binary.ts base64Chunks) reuses memory instead of faulting in fresh pages.
+ */
 export const ENCODE_PIECE_BYTES = 48 * 1024;
 /** Text per piece when decoding: a multiple of 4 (whole groups), 48 KiB of bytes. */
 const DECODE_PIECE_CHARS = 64 * 1024;

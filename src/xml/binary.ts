@@ -2,6 +2,7 @@
  * Binary content (attachment and image bytes). Small values are plain bytes; large
  * ones are a source read in chunks, so a 200 MB attachment is never held whole.
  */
+import { ENCODE_PIECE_BYTES } from './base64.ts';
 
 export interface BinarySource {
   readonly size: number;
@@ -82,18 +83,11 @@ export async function* base64Chunks(source: BinarySource): AsyncGenerator<string
   }
   for await (const group of base64Groups(source)) {
     const bytes = bytesOf(group);
-    for (let at = 0; at < bytes.length; at += PIECE_BYTES) {
-      yield bytes.toString('base64', at, Math.min(at + PIECE_BYTES, bytes.length));
+    for (let at = 0; at < bytes.length; at += ENCODE_PIECE_BYTES) {
+      yield bytes.toString('base64', at, Math.min(at + ENCODE_PIECE_BYTES, bytes.length));
     }
   }
 }
-
-/**
- * Input bytes per piece of text: 48 KiB encode to 64 KiB, small enough for V8's young
- * generation and for a heap (not mmap) copy when written, so streaming reuses memory
- * instead of faulting in fresh pages for every piece. A multiple of 3, so pieces join.
- */
-const PIECE_BYTES = 48 * 1024;
 
 /** A Buffer view of the same memory (no copy). */
 function bytesOf(bytes: Uint8Array): Buffer {

@@ -32,7 +32,7 @@ import {
   storedRecord,
 } from '../record-rows.ts';
 import { StoreTokens, TokenCommandsOf } from '../tokens.ts';
-import { unavailableOnIoError } from './connection-errors.ts';
+import { storeError, unavailableOnIoError } from './connection-errors.ts';
 import { FileFlusher } from './file-flusher.ts';
 import { SqliteImportRuns } from './import-runs.ts';
 import { SqliteImportTransaction } from './import-transaction.ts';
@@ -203,7 +203,11 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
 
   /** A read statement, in this turn's read transaction (read-batch.ts). */
   private statement<T>(work: () => T): T {
-    return unavailableOnIoError(() => this.reads.read(work));
+    try {
+      return this.reads.read(work);
+    } catch (error) {
+      throw storeError(error);
+    }
   }
 
   /**
