@@ -308,4 +308,50 @@ describe('prepared answers', () => {
     // The answer, then its blob, then the content version again to vouch for the blob's read.
     assert.equal(sent, 3);
   });
+
+  const prepared = (store: ContentStore, name: string, args: Record<string, number>) =>
+    preparedInside(
+      store,
+      OPERATIONS.find((o) => o.name === name)!,
+      args,
+      'compact',
+      Date.parse('2026-06-01T00:00:00Z'),
+      () => undefined,
+    ).then(async (parts) => parts && (await materialize(parts)).toString());
+
+  test('the answers asked for at once are one statement, each read as it is alone', async () => {
+    const url = freshUrl();
+    const { json, files } = generation(1);
+    await importFolder(await open(url), s.bundle(json, files));
+    const store = await open(url, { cacheBytes: 0 });
+    const asked: Array<[string, Record<string, number>]> = [
+      ['getArtikelDetails', { artikelID: 1 }],
+      ['getBereich', { bereichID: 2 }],
+      ['getArtikelDetails', { artikelID: 99 }],
+      ['getAnhang', { anhangID: 100 }],
+      ['getBereich', { bereichID: 1 }],
+    ];
+    const alone: Array<string | undefined> = [];
+    for (const [name, args] of asked) alone.push(await prepared(store, name, args));
+    const { result, sent } = await statements(() =>
+      Promise.all(asked.map(([name, args]) => prepared(store, name, args))),
+    );
+    assert.equal(sent, 1);
+    assert.deepEqual(result, alone);
+    assert.equal(alone[2], undefined, 'no such article');
+    assert.match(alone[1]!, /Kultur gen 1/);
+    assert.match(alone[4]!, /Rathaus gen 1/);
+  });
+
+  test('more reads at once than the pool has connections all complete: waiting for the batch holds none', async () => {
+    const url = freshUrl();
+    const { json, files } = generation(1);
+    await importFolder(await open(url), s.bundle(json, files));
+    const store = await open(url, { cacheBytes: 0, connectTimeoutMs: 2000 });
+    const one = await prepared(store, 'getArtikelDetails', { artikelID: 1 });
+    const all = await Promise.all(
+      Array.from({ length: 40 }, () => prepared(store, 'getArtikelDetails', { artikelID: 1 })),
+    );
+    assert.deepEqual(new Set(all), new Set([one]));
+  });
 });

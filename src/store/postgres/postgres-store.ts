@@ -12,7 +12,6 @@ import type { CacheObserver } from '../../cache/observer.ts';
 import type { BinarySource } from '../../xml/binary.ts';
 import { CHUNK_BYTES } from '../blob-chunks.ts';
 import type {
-  AnswerLayout,
   ContentStore,
   ImportRuns,
   ImportTransaction,
@@ -33,6 +32,7 @@ import {
   storedRecord,
 } from '../record-rows.ts';
 import { StoreTokens, TokenCommandsOf } from '../tokens.ts';
+import { AnswerBatch, type BatchShape, type NumberedRow } from './answer-batch.ts';
 import { PostgresImportRuns } from './import-runs.ts';
 import { PostgresImportTransaction } from './import-transaction.ts';
 import { type PostgresLocation, parsePostgresLocation } from './location.ts';
@@ -104,29 +104,33 @@ const BLOB_REFERENCE_COLUMNS = 'b.blob_id, b.size, b.chunk_count, b.sha256, b.en
 const BLOB_COLUMNS = `${BLOB_REFERENCE_COLUMNS}, ${CHUNK_COLUMNS('c', 'b')}`;
 
 /**
- * A prepared answer's row with the content version and the blobs it lists, in one statement
- * (read-versions.ts): a row per blob, in the fragment's order, the fragment in the first
- * only; one row with nulls when there is no such answer. The fragment comes as base64: a
+ * A row of a prepared answer's lookup (answersWithBlobs). The fragment comes as base64: a
  * third more than its bytes on the wire and a fast decode, where a bytea's hex is twice.
  */
-interface AnswerWithBlobsRow extends Omit<AnswerRow, 'fragment'>, BlobRow {
+interface AnswerWithBlobsRow extends Omit<AnswerRow, 'fragment'>, BlobRow, NumberedRow {
   readonly content_version: string;
   readonly fragment: string | null;
   readonly listed_blob: number | null;
 }
 
-const answerWithBlobs = (layout: AnswerLayout, chunks: boolean) => `
-  SELECT m.value AS content_version,
+/**
+ * The prepared answers of a batch (answer-batch.ts) with the content version and the blobs
+ * each lists, in one statement: per lookup (`n`), a row per blob in the fragment's order,
+ * the fragment in the first only, or one row with nulls when there is no such answer.
+ */
+const answersWithBlobs = ({ layout, chunks }: BatchShape) => `
+  SELECT q.n, m.value AS content_version,
     CASE WHEN u.ord IS NULL OR u.ord = 1 THEN encode(a.${layout}, 'base64') END AS fragment,
     a.visible_from, a.visible_until, u.blob_id AS listed_blob,
     ${chunks ? BLOB_COLUMNS : `${BLOB_REFERENCE_COLUMNS}, NULL AS text, NULL AS data`}
-  FROM meta m
-  LEFT JOIN answers a ON a.operation = $1 AND a.key = $2 AND a.format = $3
+  FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS q (operation, key, format, n)
+  CROSS JOIN meta m
+  LEFT JOIN answers a ON a.operation = q.operation AND a.key = q.key AND a.format = q.format
   LEFT JOIN LATERAL unnest(a.blob_ids) WITH ORDINALITY AS u (blob_id, ord) ON true
   LEFT JOIN blobs b ON b.blob_id = u.blob_id
   ${chunks ? 'LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1' : ''}
   WHERE m.key = 'content_version'
-  ORDER BY u.ord`;
+  ORDER BY q.n, u.ord`;
 
 const RECORD_COLUMNS = 'r.id, r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, b.encoding';
 const RECORDS_WITH_BLOBS = 'FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id';
@@ -153,6 +157,12 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
   private readonly tokenWatch: PostgresVersionWatch;
   private readonly runs: PostgresImportRuns;
   protected readonly tokens: StoreTokens;
+  /** The prepared-answer lookups of one turn, in one statement. */
+  private readonly answers = new AnswerBatch<AnswerWithBlobsRow>(async (shape, operations, keys, formats) => {
+    const name = `scoop_answers_${shape.layout}${shape.chunks ? '' : '_references'}`;
+    const text = answersWithBlobs(shape);
+    return (await this.pool.query<AnswerWithBlobsRow>({ name, text }, [operations, keys, formats])).rows;
+  });
 
   /** Opens the store, migrating it first unless told not to. */
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
@@ -222,10 +232,10 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
     return pieced(rows[0]);
   };
 
-  private snapshotOn(client: pg.PoolClient, versions: ReadVersions): Snapshot {
+  private snapshotOn(client: () => Promise<pg.PoolClient>, versions: ReadVersions): Snapshot {
     const rows = async (name: string, text: string, values: unknown[]) => {
       await versions.beforeUnvouched();
-      return (await client.query<RecordRowWithChunk>({ name, text, values })).rows;
+      return (await (await client()).query<RecordRowWithChunk>({ name, text, values })).rows;
     };
     /** Blobs read with a prepared answer: asked for next, they need no statement of their own. */
     const withAnswer = new Map<number, StoredBlob | undefined>();
@@ -268,7 +278,7 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
       blob: async (blobId, readChunk = true) => {
         if (withAnswer.has(blobId) && (withChunks || !readChunk)) return withAnswer.get(blobId);
         await versions.beforeUnvouched();
-        const { rows: found } = await client.query<BlobRow>(
+        const { rows: found } = await (await client()).query<BlobRow>(
           readChunk
             ? {
                 name: 'scoop_blob',
@@ -284,11 +294,7 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
         return blobOf(found[0], readChunk);
       },
       answer: async (operation, key, layout, format, readChunks = true) => {
-        const { rows: found } = await client.query<AnswerWithBlobsRow>({
-          name: `scoop_answer_${layout}${readChunks ? '' : '_references'}`,
-          text: answerWithBlobs(layout, readChunks),
-          values: [operation, key, format],
-        });
+        const found = await this.answers.lookup({ layout, chunks: readChunks }, operation, key, format);
         versions.saw(Number(found[0]!.content_version));
         const [first] = found;
         if (!first || first.fragment === null) return undefined;
@@ -305,12 +311,12 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
     // No REPEATABLE READ transaction: it cost two round trips more (BEGIN, COMMIT) on every
     // read that missed the record cache (read-versions.ts says how a read is one version's).
     consistent: (read) =>
-      this.pool.withClient(async (client) => {
+      this.pool.withLazyClient(async (client) => {
         const done = await vouchedRead(
           async () =>
             Number(
-              (await client.query<{ value: string }>({ name: 'scoop_version', text: VERSION })).rows[0]!
-                .value,
+              (await (await client()).query<{ value: string }>({ name: 'scoop_version', text: VERSION }))
+                .rows[0]!.value,
             ),
           (versions) => read(this.snapshotOn(client, versions)),
         );

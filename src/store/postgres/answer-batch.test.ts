@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { AnswerBatch, type BatchShape, MAX_BATCH } from './answer-batch.ts';
+
+interface Row {
+  readonly n: string;
+  readonly key: string;
+  readonly part: number;
+}
+
+/** A batch whose statement answers each key with two rows, or none for `missing`, and records every statement. */
+function recorded() {
+  const statements: Array<{ shape: BatchShape; keys: string[] }> = [];
+  const batch = new AnswerBatch<Row>(async (shape, operations, keys, formats) => {
+    assert.equal(operations.length, keys.length);
+    assert.equal(formats.length, keys.length);
+    statements.push({ shape, keys });
+    // Out of order, as a statement without ORDER BY could send them: sorted back by n.
+    return keys
+      .flatMap((key, i) => (key === 'missing' ? [] : [0, 1].map((part) => ({ n: String(i + 1), key, part }))))
+      .reverse();
+  });
+  return { batch, statements };
+}
+
+const compact: BatchShape = { layout: 'compact', chunks: true };
+
+test('the lookups of one turn are one statement, each answered with its own rows', async () => {
+  const { batch, statements } = recorded();
+  const answers = await Promise.all(
+    ['a', 'b', 'missing', 'c'].map((key) => batch.lookup(compact, 'op', key, 'f')),
+  );
+  assert.equal(statements.length, 1);
+  assert.deepEqual(statements[0]!.keys, ['a', 'b', 'missing', 'c']);
+  assert.deepEqual(
+    answers.map((rows) => rows.map((row) => `${row.key}${row.part}`).sort()),
+    [['a0', 'a1'], ['b0', 'b1'], [], ['c0', 'c1']],
+  );
+  // A later turn makes a statement of its own.
+  await batch.lookup(compact, 'op', 'd', 'f');
+  assert.equal(statements.length, 2);
+});
+
+test('lookups of different shapes go in statements of their own; more than MAX_BATCH in several', async () => {
+  const { batch, statements } = recorded();
+  const keys = Array.from({ length: MAX_BATCH + 3 }, (_, i) => `k${i}`);
+  const answers = await Promise.all([
+    ...keys.map((key) => batch.lookup(compact, 'op', key, 'f')),
+    batch.lookup({ layout: 'indented', chunks: true }, 'op', 'x', 'f'),
+    batch.lookup({ layout: 'compact', chunks: false }, 'op', 'y', 'f'),
+  ]);
+  assert.deepEqual(
+    statements.map((s) => [s.shape.layout, s.shape.chunks, s.keys.length]),
+    [
+      ['compact', true, MAX_BATCH],
+      ['compact', true, 3],
+      ['indented', true, 1],
+      ['compact', false, 1],
+    ],
+  );
+  assert.deepEqual(
+    answers.map((rows) => rows[0]!.key),
+    [...keys, 'x', 'y'],
+  );
+});
+
+test("a statement that fails fails each of its lookups, and not the other statements'", async () => {
+  let calls = 0;
+  const batch = new AnswerBatch<Row>(async (shape, _operations, keys) => {
+    calls++;
+    if (shape.layout === 'indented') throw new Error('connection lost');
+    return keys.map((key, i) => ({ n: i + 1, key, part: 0 }) as unknown as Row);
+  });
+  const failing = [batch.lookup({ layout: 'indented', chunks: true }, 'op', 'a', 'f')];
+  failing.push(batch.lookup({ layout: 'indented', chunks: true }, 'op', 'b', 'f'));
+  const fine = batch.lookup(compact, 'op', 'c', 'f');
+  for (const lookup of failing) await assert.rejects(lookup, /connection lost/);
+  assert.equal((await fine)[0]!.key, 'c');
+  assert.equal(calls, 2);
+});
