@@ -55,20 +55,20 @@ describe('the kernel, driven by fakes', () => {
 
   test('a cached GET is answered before handle returns, with no promise in between', async () => {
     const handle = app();
-    await request(handle, { url: `${PUBLIC}/getBereich?bereichID=1` });
+    // Kept once asked for again (ResponseCache.admits).
+    for (let i = 0; i < 2; i++) await request(handle, { url: `${PUBLIC}/getBereich?bereichID=1` });
     const second = fake({ url: `${PUBLIC}/getBereich?bereichID=1` });
     handle(second.req, second.res);
     assert.equal(second.closed(), true, 'answered synchronously');
     assert.match((await second.answer).text, /<bereichID>1<\/bereichID>/);
   });
 
-  test('each request looks the answer cache up once: a miss, then a hit', async () => {
+  test('each request looks the answer cache up once: two misses (kept at the second), then a hit', async () => {
     const metrics = createMetrics();
     const handle = app({ metrics });
     const url = `${PUBLIC}/getBereich?bereichID=2`;
-    await request(handle, { url });
-    await request(handle, { url });
-    assert.equal(metrics.cacheLookups.series('answers', 'miss').value, 1);
+    for (let i = 0; i < 3; i++) await request(handle, { url });
+    assert.equal(metrics.cacheLookups.series('answers', 'miss').value, 2);
     assert.equal(metrics.cacheLookups.series('answers', 'hit').value, 1);
   });
 

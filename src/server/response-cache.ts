@@ -58,9 +58,7 @@ const ENTRY_BYTES = 2048;
 export const MAX_KEYED_BODY = 16 * 1024;
 /** Larger answers are streamed each time rather than held. */
 export const MAX_CACHED_ANSWER = 4 * 1024 * 1024;
-/** Answers up to this size are kept the first time; larger ones once asked for again (admits). */
-export const ADMITTED_AT_ONCE = 8 * 1024;
-/** How many requests of larger answers are remembered as asked for once. */
+/** How many requests are remembered as asked for once (admits). */
 const ASKED_ONCE = 16_384;
 
 /**
@@ -270,15 +268,16 @@ export class ResponseCache {
   }
 
   /**
-   * Whether an answer of `bytes` to this request is worth keeping. Traffic that rarely asks
-   * for the same thing twice (many ids, drawn evenly) would otherwise have every answer
-   * copied into one buffer and kept, only to be evicted unread: on the realistic mix that
-   * made the server slower with the cache than without it, and its churn held more memory
-   * than the budget. So a larger answer is kept only when the same request (by its hash;
-   * a collision only admits early) was asked for among the last ASKED_ONCE such requests.
+   * Whether the answer to this request is worth keeping. Traffic that rarely asks for the
+   * same thing twice (many ids, drawn evenly) would otherwise have every answer copied into
+   * one buffer and kept, only to be evicted unread: on the realistic mix that made the
+   * server slower with the cache than without it, and its churn held more memory than the
+   * budget. So an answer is kept only when the same request (by its hash; a collision only
+   * admits early) was asked for among the last ASKED_ONCE requests. Small answers were kept
+   * at once until 2026-11-27: half the mix's answers are small, and copying each cost more
+   * than the few that came again saved (docs/performance.md, "The ninth round").
    */
-  admits(key: RequestKey, bytes: number): boolean {
-    if (bytes <= ADMITTED_AT_ONCE) return true;
+  admits(key: RequestKey): boolean {
     if (this.askedOnce.delete(key.hash)) return true;
     this.askedOnce.add(key.hash);
     if (this.askedOnce.size > ASKED_ONCE) {
