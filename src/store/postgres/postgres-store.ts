@@ -140,11 +140,37 @@ const SELECT_RECORD = `
   ${RECORDS_WITH_BLOBS}
   LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1`;
 
-/** The same without the chunk (Snapshot.get's `readChunk` false). */
-const SELECT_RECORD_REFERENCE = `SELECT ${RECORD_COLUMNS} ${RECORDS_WITH_BLOBS}`;
-
 /** As SQLite's `CAST(id AS INTEGER), id`: by the leading integer (0 for none), then bytewise. */
 const BY_NUMERIC_ID = `ORDER BY COALESCE(substring(r.id from '^-?[0-9]{1,18}')::bigint, 0), r.id COLLATE "C"`;
+
+/** A version and the records it picks, or one row with nulls when none matches. */
+interface VersionedRow extends Partial<RecordRowWithChunk> {
+  readonly content_version: string;
+}
+
+const ONE_CHUNK = 'LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1';
+
+/**
+ * The records of kind $1 that `which` picks, with their blobs (and their one chunks with
+ * `chunks`) and the content version, in one statement that vouches for itself
+ * (read-versions.ts): a read of records needs no statements of the version around it.
+ */
+const versionedRecords = (which: string, chunks: boolean, order = '') => `
+  SELECT m.value AS content_version, ${RECORD_COLUMNS},
+    ${chunks ? CHUNK_COLUMNS('c', 'b') : 'NULL AS text, NULL AS data'}
+  FROM meta m
+  LEFT JOIN records r ON r.kind = $1 AND ${which}
+  LEFT JOIN blobs b ON b.blob_id = r.blob_id
+  ${chunks ? ONE_CHUNK : ''}
+  WHERE m.key = 'content_version' ${order}`;
+
+/** A blob by its id ($1), the same way. */
+const versionedBlob = (chunks: boolean) => `
+  SELECT m.value AS content_version, ${chunks ? BLOB_COLUMNS : BLOB_REFERENCE_COLUMNS}
+  FROM meta m
+  LEFT JOIN blobs b ON b.blob_id = $1
+  ${chunks ? ONE_CHUNK : ''}
+  WHERE m.key = 'content_version'`;
 
 const VERSION = "SELECT value FROM meta WHERE key = 'content_version'";
 const TOKENS_VERSION = "SELECT value FROM meta WHERE key = 'tokens_version'";
@@ -233,10 +259,16 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
   };
 
   private snapshotOn(client: () => Promise<pg.PoolClient>, versions: ReadVersions): Snapshot {
-    const rows = async (name: string, text: string, values: unknown[]) => {
-      await versions.beforeUnvouched();
-      return (await (await client()).query<RecordRowWithChunk>({ name, text, values })).rows;
+    /** The rows of a statement that selects the version with them (versionedRecords, versionedBlob). */
+    const versioned = async (name: string, text: string, values: unknown[]) => {
+      const { rows } = await (await client()).query<VersionedRow>({ name, text, values });
+      versions.saw(Number(rows[0]!.content_version));
+      return rows;
     };
+    const records = async (name: string, text: string, values: unknown[]) =>
+      (await versioned(name, text, values)).filter(
+        (row): row is VersionedRow & RecordRowWithChunk => row.id != null,
+      );
     /** Blobs read with a prepared answer: asked for next, they need no statement of their own. */
     const withAnswer = new Map<number, StoredBlob | undefined>();
     /** Whether those were read with their chunks (else they answer only `blob(id, false)`). */
@@ -250,18 +282,17 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
     };
     return {
       get: async (kind, id, readChunk = true) => {
-        const [row] = readChunk
-          ? await rows('scoop_get', `${SELECT_RECORD} WHERE r.kind = $1 AND r.id = $2`, [kind, id])
-          : await rows('scoop_get_reference', `${SELECT_RECORD_REFERENCE} WHERE r.kind = $1 AND r.id = $2`, [
-              kind,
-              id,
-            ]);
+        const [row] = await records(
+          readChunk ? 'scoop_get' : 'scoop_get_reference',
+          versionedRecords('r.id = $2', readChunk),
+          [kind, id],
+        );
         return row ? this.toRecord(row) : undefined;
       },
       getMany: async (kind, ids) => {
         const found = new Map<string, StoredRecord>();
         if (ids.length === 0) return found;
-        const list = await rows('scoop_get_many', `${SELECT_RECORD} WHERE r.kind = $1 AND r.id = ANY($2)`, [
+        const list = await records('scoop_get_many', versionedRecords('r.id = ANY($2)', true), [
           kind,
           [...new Set(ids)],
         ]);
@@ -269,29 +300,18 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
         return found;
       },
       all: async (kind) =>
-        (await rows('scoop_all', `${SELECT_RECORD} WHERE r.kind = $1 ${BY_NUMERIC_ID}`, [kind])).map(
-          (row) => ({
-            id: row.id,
-            record: this.toRecord(row),
-          }),
-        ),
+        (await records('scoop_all', versionedRecords('true', true, BY_NUMERIC_ID), [kind])).map((row) => ({
+          id: row.id,
+          record: this.toRecord(row),
+        })),
       blob: async (blobId, readChunk = true) => {
         if (withAnswer.has(blobId) && (withChunks || !readChunk)) return withAnswer.get(blobId);
-        await versions.beforeUnvouched();
-        const { rows: found } = await (await client()).query<BlobRow>(
-          readChunk
-            ? {
-                name: 'scoop_blob',
-                text: `SELECT ${BLOB_COLUMNS} FROM blobs b LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1 WHERE b.blob_id = $1`,
-                values: [blobId],
-              }
-            : {
-                name: 'scoop_blob_reference',
-                text: `SELECT ${BLOB_REFERENCE_COLUMNS} FROM blobs b WHERE b.blob_id = $1`,
-                values: [blobId],
-              },
+        const [row] = await versioned(
+          readChunk ? 'scoop_blob' : 'scoop_blob_reference',
+          versionedBlob(readChunk),
+          [blobId],
         );
-        return blobOf(found[0], readChunk);
+        return blobOf(row as BlobRow, readChunk);
       },
       answer: async (operation, key, layout, format, readChunks = true) => {
         const found = await this.answers.lookup({ layout, chunks: readChunks }, operation, key, format);
