@@ -101,6 +101,8 @@ test(`${CONNECTIONS} uploads of 4 MiB − 1 byte with SCOOP_MAX_BODY_BYTES=4 MiB
     `RSS ${r.start.toFixed(0)} → peak ${r.peak.toFixed(0)} → ${r.end.toFixed(0)} MB; ${JSON.stringify(r.counts)}`,
   );
   assert.ok(r.peak - r.start < 250, `RSS grew by ${(r.peak - r.start).toFixed(0)} MB`);
-  assert.ok(r.end - r.start < 100, `RSS stayed ${(r.end - r.start).toFixed(0)} MB above the start`);
+  // What the allocator keeps of the freed bodies varies by run: 54–101 MB seen (the test run
+  // alone: 58–93), against 895 MB kept without the budget.
+  assert.ok(r.end - r.start < 130, `RSS stayed ${(r.end - r.start).toFixed(0)} MB above the start`);
   assert.ok((r.counts.BUSY ?? 0) > 0, 'some were refused BUSY');
 });
