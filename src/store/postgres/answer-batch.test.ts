@@ -8,17 +8,20 @@ interface Row {
   readonly part: number;
 }
 
-/** A batch whose statement answers each key with two rows, or none for `missing`, and records every statement. */
+/**
+ * A batch whose statement answers each key with two rows (parts 0 and 1, in that order), or
+ * none for `missing`, and records every statement. The rows come part by part across the
+ * lookups, as a statement without ORDER BY q.n could send them.
+ */
 function recorded() {
   const statements: Array<{ shape: BatchShape; keys: string[] }> = [];
   const batch = new AnswerBatch<Row>(async (shape, operations, keys, formats) => {
     assert.equal(operations.length, keys.length);
     assert.equal(formats.length, keys.length);
     statements.push({ shape, keys });
-    // Out of order, as a statement without ORDER BY could send them: sorted back by n.
-    return keys
-      .flatMap((key, i) => (key === 'missing' ? [] : [0, 1].map((part) => ({ n: String(i + 1), key, part }))))
-      .reverse();
+    return [0, 1].flatMap((part) =>
+      keys.flatMap((key, i) => (key === 'missing' ? [] : [{ n: String(i + 1), key, part }])),
+    );
   });
   return { batch, statements };
 }
@@ -32,8 +35,9 @@ test('the lookups of one turn are one statement, each answered with its own rows
   );
   assert.equal(statements.length, 1);
   assert.deepEqual(statements[0]!.keys, ['a', 'b', 'missing', 'c']);
+  // Each lookup's rows in the statement's order: a prepared answer's first row holds its fragment.
   assert.deepEqual(
-    answers.map((rows) => rows.map((row) => `${row.key}${row.part}`).sort()),
+    answers.map((rows) => rows.map((row) => `${row.key}${row.part}`)),
     [['a0', 'a1'], ['b0', 'b1'], [], ['c0', 'c1']],
   );
   // A later turn makes a statement of its own.

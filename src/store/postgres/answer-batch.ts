@@ -14,13 +14,13 @@ import type { AnswerLayout } from '../content-store.ts';
 /** Lookups in one statement, at most: more wait for the next. */
 export const MAX_BATCH = 64;
 
-/** What a lookup's rows must carry: the batch sorts them back to their lookups by `n`. */
+/** What a lookup's rows must carry: the batch hands them to their lookups by `n`, in the statement's order. */
 export interface NumberedRow {
   /** The lookup's place in the batch, from 1 (PostgreSQL's `WITH ORDINALITY`). */
   readonly n: string | number;
 }
 
-/** One statement for `lookups` (operation, key, format each), the rows of all of them. */
+/** One statement for the lookups whose operations, keys and formats are given in order; the rows of all of them. */
 export type RunBatch<Row extends NumberedRow> = (
   shape: BatchShape,
   operations: string[],

@@ -28,30 +28,16 @@ export class PostgresPool {
   }
 
   /** A pooled connection for `work`; one that failed at the connection level is discarded, not reused. */
-  withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.withLazyClient(async (client) => work(await client()));
-  }
-
-  /**
-   * `work` with a pooled connection taken only when it first asks for one (a read the
-   * answer batch serves needs none, and holding one while it waits for the batch could
-   * leave the batch none to run on), released when `work` ends; one that failed at the
-   * connection level is discarded, not reused.
-   */
-  async withLazyClient<T>(work: (client: () => Promise<pg.PoolClient>) => Promise<T>): Promise<T> {
-    let taken: Promise<pg.PoolClient> | undefined;
+  async withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await unavailableOnConnectionError(() => this.pool.connect());
     let failure: Error | undefined;
     try {
-      return await work(() => {
-        taken ??= unavailableOnConnectionError(() => this.pool.connect());
-        return taken;
-      });
+      return await work(client);
     } catch (error) {
       if (isConnectionError(error)) failure = error as Error;
       throw storeError(error);
     } finally {
-      const client = await taken?.catch(() => undefined);
-      client?.release(failure);
+      client.release(failure);
     }
   }
 

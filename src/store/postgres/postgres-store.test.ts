@@ -14,6 +14,7 @@ import { tcpProxy } from '../../../test/support/tcp-proxy.ts';
 import { OPERATIONS } from '../../contract/operations.ts';
 import { createMetrics } from '../../observe/metrics.ts';
 import { preparedInside } from '../../prepare/prepared-answer.ts';
+import { ANSWERS_FORMAT } from '../../prepare/prepared-operations.ts';
 import { startAdminServer } from '../../server/admin-server.ts';
 import { materialize } from '../../server/send.ts';
 import { type ContentStore, StoreUnavailableError } from '../content-store.ts';
@@ -379,6 +380,29 @@ describe('prepared answers', () => {
     assert.equal(alone[2], undefined, 'no such article');
     assert.match(alone[1]!, /Kultur gen 1/);
     assert.match(alone[4]!, /Rathaus gen 1/);
+  });
+
+  test('an id or key with a NUL (which PostgreSQL refuses) is not there, and fails no other lookup of its batch', async () => {
+    const url = freshUrl();
+    const { json, files } = generation(1);
+    await importFolder(await open(url), s.bundle(json, files));
+    const store = await open(url, { cacheBytes: 0 });
+    const { result, sent } = await statements(() =>
+      store.read(async (snapshot) => {
+        const [bad, good] = await Promise.all([
+          snapshot.answer('getBereich', '1\u0000', 'compact', ANSWERS_FORMAT),
+          snapshot.answer('getBereich', '1', 'compact', ANSWERS_FORMAT),
+        ]);
+        return {
+          bad,
+          good: good !== undefined,
+          record: await snapshot.get('bereiche', '\u00001'),
+          many: [...(await snapshot.getMany('bereiche', ['2', '\u0000'])).keys()],
+        };
+      }),
+    );
+    assert.deepEqual(result, { bad: undefined, good: true, record: undefined, many: ['2'] });
+    assert.equal(sent, 2, 'the good answer, then the records: none for the NUL ones');
   });
 
   test('more reads at once than the pool has connections all complete: waiting for the batch holds none', async () => {

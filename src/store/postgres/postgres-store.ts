@@ -173,6 +173,11 @@ const versionedBlob = (chunks: boolean) => `
   WHERE m.key = 'content_version'`;
 
 const VERSION = "SELECT value FROM meta WHERE key = 'content_version'";
+/**
+ * PostgreSQL's text holds no NUL (SQLSTATE 22021 for a value with one), so no record or
+ * answer has an id or key with it: one asked for is not there, without a statement.
+ */
+const NUL = '\u0000';
 const TOKENS_VERSION = "SELECT value FROM meta WHERE key = 'tokens_version'";
 
 export class PostgresStore extends TokenCommandsOf implements ContentStore {
@@ -258,10 +263,15 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
     return pieced(rows[0]);
   };
 
-  private snapshotOn(client: () => Promise<pg.PoolClient>, versions: ReadVersions): Snapshot {
+  /**
+   * A read's statements, each on whichever pooled connection is free as it runs: every one
+   * selects the content version with its rows, so none needs another's connection, and a
+   * read that waits for the answer batch holds no connection the batch could need.
+   */
+  private snapshotOn(versions: ReadVersions): Snapshot {
     /** The rows of a statement that selects the version with them (versionedRecords, versionedBlob). */
     const versioned = async (name: string, text: string, values: unknown[]) => {
-      const { rows } = await (await client()).query<VersionedRow>({ name, text, values });
+      const { rows } = await this.pool.query<VersionedRow>({ name, text }, values);
       versions.saw(Number(rows[0]!.content_version));
       return rows;
     };
@@ -282,6 +292,7 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
     };
     return {
       get: async (kind, id, readChunk = true) => {
+        if (id.includes(NUL)) return undefined;
         const [row] = await records(
           readChunk ? 'scoop_get' : 'scoop_get_reference',
           versionedRecords('r.id = $2', readChunk),
@@ -292,9 +303,11 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
       getMany: async (kind, ids) => {
         const found = new Map<string, StoredRecord>();
         if (ids.length === 0) return found;
+        const wanted = [...new Set(ids)].filter((id) => !id.includes(NUL));
+        if (wanted.length === 0) return found;
         const list = await records('scoop_get_many', versionedRecords('r.id = ANY($2)', true), [
           kind,
-          [...new Set(ids)],
+          wanted,
         ]);
         for (const row of list) found.set(row.id, this.toRecord(row));
         return found;
@@ -314,6 +327,8 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
         return blobOf(row as BlobRow, readChunk);
       },
       answer: async (operation, key, layout, format, readChunks = true) => {
+        // In a batch, a key PostgreSQL refuses would fail the statement of every lookup in it.
+        if (key.includes(NUL)) return undefined;
         const found = await this.answers.lookup({ layout, chunks: readChunks }, operation, key, format);
         versions.saw(Number(found[0]!.content_version));
         const [first] = found;
@@ -330,19 +345,18 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
     knownVersion: () => this.watch.current(),
     // No REPEATABLE READ transaction: it cost two round trips more (BEGIN, COMMIT) on every
     // read that missed the record cache (read-versions.ts says how a read is one version's).
-    consistent: (read) =>
-      this.pool.withLazyClient(async (client) => {
-        const done = await vouchedRead(
-          async () =>
-            Number(
-              (await (await client()).query<{ value: string }>({ name: 'scoop_version', text: VERSION }))
-                .rows[0]!.value,
-            ),
-          (versions) => read(this.snapshotOn(client, versions)),
-        );
-        this.watch.observe(done.version);
-        return done;
-      }),
+    consistent: async (read) => {
+      const done = await vouchedRead(
+        async () =>
+          Number(
+            (await this.pool.query<{ value: string }>({ name: 'scoop_version', text: VERSION })).rows[0]!
+              .value,
+          ),
+        (versions) => read(this.snapshotOn(versions)),
+      );
+      this.watch.observe(done.version);
+      return done;
+    },
   };
 
   async read<T>(read: (snapshot: Snapshot) => Promise<T>): Promise<T> {
