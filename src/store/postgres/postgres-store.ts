@@ -102,6 +102,8 @@ type BlobRow = Omit<RecordRowWithChunk, 'id' | 'doc'>;
 
 const BLOB_REFERENCE_COLUMNS = 'b.blob_id, b.size, b.chunk_count, b.sha256, b.encoding';
 const BLOB_COLUMNS = `${BLOB_REFERENCE_COLUMNS}, ${CHUNK_COLUMNS('c', 'b')}`;
+/** A blob's (`b`) chunk, when it has one only. */
+const ONE_CHUNK = 'LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1';
 
 /**
  * A row of a prepared answer's lookup (answersWithBlobs). The fragment comes as base64: a
@@ -128,7 +130,7 @@ const answersWithBlobs = ({ layout, chunks }: BatchShape) => `
   LEFT JOIN answers a ON a.operation = q.operation AND a.key = q.key AND a.format = q.format
   LEFT JOIN LATERAL unnest(a.blob_ids) WITH ORDINALITY AS u (blob_id, ord) ON true
   LEFT JOIN blobs b ON b.blob_id = u.blob_id
-  ${chunks ? 'LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1' : ''}
+  ${chunks ? ONE_CHUNK : ''}
   WHERE m.key = 'content_version'
   ORDER BY q.n, u.ord`;
 
@@ -138,7 +140,7 @@ const RECORDS_WITH_BLOBS = 'FROM records r LEFT JOIN blobs b ON b.blob_id = r.bl
 const SELECT_RECORD = `
   SELECT ${RECORD_COLUMNS}, ${CHUNK_COLUMNS('c', 'b')}
   ${RECORDS_WITH_BLOBS}
-  LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1`;
+  ${ONE_CHUNK}`;
 
 /** As SQLite's `CAST(id AS INTEGER), id`: by the leading integer (0 for none), then bytewise. */
 const BY_NUMERIC_ID = `ORDER BY COALESCE(substring(r.id from '^-?[0-9]{1,18}')::bigint, 0), r.id COLLATE "C"`;
@@ -147,8 +149,6 @@ const BY_NUMERIC_ID = `ORDER BY COALESCE(substring(r.id from '^-?[0-9]{1,18}')::
 interface VersionedRow extends Partial<RecordRowWithChunk> {
   readonly content_version: string;
 }
-
-const ONE_CHUNK = 'LEFT JOIN blob_chunks c ON c.blob_id = b.blob_id AND c.seq = 0 AND b.chunk_count = 1';
 
 /**
  * The records of kind $1 that `which` picks, with their blobs (and their one chunks with
