@@ -9,6 +9,7 @@
  * One statement sees one committed state, and it selects the content version with every
  * row, so each lookup is still vouched for as one version's (read-versions.ts).
  */
+import { batches } from '../../support/batches.ts';
 import type { AnswerLayout } from '../content-store.ts';
 
 /** Lookups in one statement, at most: more wait for the next. */
@@ -71,8 +72,8 @@ export class AnswerBatch<Row extends NumberedRow> {
     const groups = [...this.queued.values()];
     this.queued.clear();
     for (const { shape, lookups } of groups)
-      for (let at = 0; at < lookups.length; at += MAX_BATCH)
-        void this.send(shape, lookups.slice(at, at + MAX_BATCH));
+      for (const batch of batches(lookups, MAX_BATCH, Number.POSITIVE_INFINITY, () => 0))
+        void this.send(shape, batch);
   };
 
   private async send(shape: BatchShape, lookups: Pending<Row>[]): Promise<void> {
