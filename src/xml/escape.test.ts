@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { escapeAttribute, escapeText, XML_FORBIDDEN } from './escape.ts';
+import { escapeAttribute, escapeText, forbiddenAt, XML_FORBIDDEN } from './escape.ts';
 
 /** reference/SERIALIZER.md: the control characters XML 1.0 §2.2 forbids, which must never reach the wire. */
 const FORBIDDEN_CONTROLS: string[] = [
@@ -142,5 +142,38 @@ describe('XML_FORBIDDEN', () => {
 
   test('matches reversed surrogates (low then high)', () => {
     assert.equal(XML_FORBIDDEN.test('\uDD1E\uD834'), true);
+  });
+});
+
+describe('forbiddenAt', () => {
+  test('finds what XML_FORBIDDEN finds, where it finds it', () => {
+    const pieces = [
+      'a',
+      'ß',
+      '\t',
+      '\u0001',
+      '\uFFFE',
+      '\uD834',
+      '\uDD1E',
+      '😀',
+      '\uD834\uDD1E',
+      '<p>Grüße</p>',
+    ];
+    let seed = 1;
+    const next = () => {
+      seed = (seed * 48271) % 2147483647;
+      return seed;
+    };
+    for (let n = 0; n < 5000; n++) {
+      let text = '';
+      for (let i = next() % 12; i > 0; i--) text += pieces[next() % pieces.length];
+      assert.equal(forbiddenAt(text), XML_FORBIDDEN.exec(text)?.index ?? -1, JSON.stringify(text));
+    }
+  });
+
+  test('passes text with characters outside the BMP and finds a lone surrogate after them', () => {
+    const text = `${'Grüße 😀 '.repeat(1000)}x`;
+    assert.equal(forbiddenAt(text), -1);
+    assert.equal(forbiddenAt(`${text}\uD834`), text.length);
   });
 });

@@ -23,7 +23,7 @@ import {
   wsNewsletter,
 } from '../../contract/types.ts';
 import { contradictedSignature, mediaTypeOf } from '../../support/media-signature.ts';
-import { XML_FORBIDDEN } from '../../xml/escape.ts';
+import { forbiddenAt } from '../../xml/escape.ts';
 
 export class BundleError extends Error {
   constructor(
@@ -51,18 +51,12 @@ export function checkInt(value: Json, where: string): number {
   return value;
 }
 
-/** Every character XML_FORBIDDEN can match, and any surrogate. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters XML 1.0 §2.2 forbids
-const MAYBE_FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/;
-
 export function checkString(value: Json, where: string): string {
   if (typeof value !== 'string') throw new BundleError(where, `must be a string, not ${describe(value)}`);
-  // One character class is quick to rule out; the lookarounds are for the rare string that has a surrogate.
-  if (!MAYBE_FORBIDDEN.test(value)) return value;
-  const bad = XML_FORBIDDEN.exec(value);
-  if (bad) {
-    const code = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-    throw new BundleError(where, `holds U+${code} at position ${bad.index}, which XML 1.0 cannot carry`);
+  const at = forbiddenAt(value);
+  if (at >= 0) {
+    const code = value.codePointAt(at)!.toString(16).toUpperCase().padStart(4, '0');
+    throw new BundleError(where, `holds U+${code} at position ${at}, which XML 1.0 cannot carry`);
   }
   return value;
 }
