@@ -233,28 +233,43 @@ export function answerPreparer(): AnswerPreparer {
     async prepare(tx, changed, all) {
       const snapshot = new TransactionSnapshot(tx, changed);
       let written = 0;
-      for (const renderer of renderers) {
-        const { name, kind, whole, shows } = renderer.prepared;
-        const keys = [...(await keysToPrepare(tx, renderer.prepared, changed, all))];
-        for (let from = 0; from < keys.length; from += BATCH_KEYS) {
-          // Rendering is synchronous work: other work of the process gets a turn between batches.
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          const batch = keys.slice(from, from + BATCH_KEYS);
-          if (!whole) await snapshot.load(kind, batch);
-          if (shows.length > 0) await loadShown(snapshot, kind, batch);
-          const answers: PreparedAnswerRow[] = [];
-          const gone: string[] = [];
-          for (const key of batch) {
-            const answer = await render(renderer, snapshot, key);
-            if (answer) answers.push({ operation: name, key, answer });
-            else if (!all) gone.push(key);
+      // A batch's answers are written while the next batch renders: on PostgreSQL the
+      // server stores them on its own core meanwhile (on SQLite the write is done at once).
+      let writing: Promise<void> = Promise.resolve();
+      try {
+        for (const renderer of renderers) {
+          const { name, kind, whole, shows } = renderer.prepared;
+          const keys = [...(await keysToPrepare(tx, renderer.prepared, changed, all))];
+          for (let from = 0; from < keys.length; from += BATCH_KEYS) {
+            // Rendering is synchronous work: other work of the process gets a turn between batches.
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            const batch = keys.slice(from, from + BATCH_KEYS);
+            if (!whole) await snapshot.load(kind, batch);
+            if (shows.length > 0) await loadShown(snapshot, kind, batch);
+            const answers: PreparedAnswerRow[] = [];
+            const gone: string[] = [];
+            for (const key of batch) {
+              const answer = await render(renderer, snapshot, key);
+              if (answer) answers.push({ operation: name, key, answer });
+              else if (!all) gone.push(key);
+            }
+            await writing;
+            writing = (async () => {
+              await tx.putAnswers(ANSWERS_FORMAT, answers);
+              await tx.deleteAnswers(name, gone);
+            })();
+            // Awaited before the next batch's write and at the end, where a failure fails the import.
+            writing.catch(() => undefined);
+            written += answers.length;
+            if (!whole) snapshot.release(kind, batch);
           }
-          await tx.putAnswers(ANSWERS_FORMAT, answers);
-          await tx.deleteAnswers(name, gone);
-          written += answers.length;
-          if (!whole) snapshot.release(kind, batch);
         }
+      } catch (error) {
+        // When a write failed, PostgreSQL refuses every statement after it: the write's error says more.
+        await writing;
+        throw error;
       }
+      await writing;
       return written;
     },
   };
