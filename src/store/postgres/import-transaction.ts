@@ -16,6 +16,7 @@ import type {
   RecordRow,
   StoredRow,
 } from '../content-store.ts';
+import { copyRows } from './copy-rows.ts';
 import { RECORD_RUN } from './import-runs.ts';
 
 /** Byte order, as SQLite compares text: the same order whatever the database's collation. */
@@ -28,6 +29,23 @@ const BATCH_BYTES = 16 * 1024 * 1024;
 /** `items` in batches of at most BATCH_ROWS items and about BATCH_BYTES bytes. */
 const batches = <T>(items: readonly T[], bytesOf: (item: T) => number) =>
   batchesOf(items, BATCH_ROWS, BATCH_BYTES, bytesOf);
+
+const CHUNK_COLUMNS = [
+  ['blob_id', 'int4'],
+  ['seq', 'int4'],
+  ['data', 'bytea'],
+] as const;
+
+const ANSWER_COLUMNS = [
+  ['operation', 'text'],
+  ['key', 'text'],
+  ['format', 'text'],
+  ['compact', 'bytea'],
+  ['indented', 'bytea'],
+  ['visible_from', 'int8'],
+  ['visible_until', 'int8'],
+  ['blob_ids', 'int4[]'],
+] as const;
 
 /** `($1, $2), ($3, $4), …`: `rows` rows of `columns` parameters each. */
 function values(rows: number, columns: number): string {
@@ -112,7 +130,7 @@ export class PostgresImportTransaction implements ImportTransaction {
     return found;
   }
 
-  /** One INSERT per chunk as the file is read: never more than a chunk in memory. */
+  /** Its chunks copied in as the file is read: never more than a chunk or two in memory. */
   async addBlob(sha256: string, size: number, chunks: AsyncIterable<Buffer>): Promise<number> {
     const [blob] = await this.query<{ blob_id: number }>(
       "INSERT INTO blobs (sha256, size, chunk_count, encoding) VALUES ($1, $2, 0, 'base64') RETURNING blob_id",
@@ -120,14 +138,14 @@ export class PostgresImportTransaction implements ImportTransaction {
     );
     const blobId = blob!.blob_id;
     let seq = 0;
-    for await (const chunk of chunks) {
-      // Named: parsed once per connection.
-      await this.client.query({
-        name: 'scoop_add_chunk',
-        text: 'INSERT INTO blob_chunks (blob_id, seq, data) VALUES ($1, $2, $3)',
-        values: [blobId, seq++, chunk],
-      });
-    }
+    await copyRows(
+      this.client,
+      'blob_chunks',
+      CHUNK_COLUMNS,
+      (async function* () {
+        for await (const chunk of chunks) yield [blobId, seq++, chunk];
+      })(),
+    );
     await this.client.query('UPDATE blobs SET chunk_count = $1 WHERE blob_id = $2', [seq, blobId]);
     return blobId;
   }
@@ -143,15 +161,12 @@ export class PostgresImportTransaction implements ImportTransaction {
       );
       for (const row of rows) ids.set(row.sha256, row.blob_id);
     }
-    const chunks = blobs.flatMap((b) =>
-      b.chunks.map((data, seq) => ({ blobId: ids.get(b.sha256)!, seq, data })),
+    await copyRows(
+      this.client,
+      'blob_chunks',
+      CHUNK_COLUMNS,
+      blobs.flatMap((b) => b.chunks.map((data, seq) => [ids.get(b.sha256)!, seq, data])),
     );
-    for (const some of batches(chunks, (c) => c.data.length)) {
-      await this.client.query(
-        `INSERT INTO blob_chunks (blob_id, seq, data) VALUES ${values(some.length, 3)}`,
-        some.flatMap((c) => [c.blobId, c.seq, c.data]),
-      );
-    }
     return blobs.map((b) => ids.get(b.sha256)!);
   }
 
@@ -208,24 +223,32 @@ export class PostgresImportTransaction implements ImportTransaction {
     await this.client.query("UPDATE meta SET value = $1 WHERE key = 'answers_format'", [format]);
   }
 
-  /** The (operation, key) pairs are distinct: one statement cannot write a row twice. */
+  /**
+   * The (operation, key) pairs are distinct. An answer stored before is deleted, then each
+   * is copied in: the same as an upsert inside the transaction, and COPY cannot upsert.
+   */
   async putAnswers(format: string, answers: readonly PreparedAnswerRow[]): Promise<void> {
-    const bytes = ({ answer }: PreparedAnswerRow) => answer.compact.length + answer.indented.length;
-    for (const some of batches(answers, bytes)) {
+    for (const some of batches(answers, () => 0)) {
       await this.client.query(
-        `INSERT INTO answers (operation, key, format, compact, indented, visible_from, visible_until, blob_ids) VALUES ${values(some.length, 8)} ON CONFLICT (operation, key) DO UPDATE SET format = excluded.format, compact = excluded.compact, indented = excluded.indented, visible_from = excluded.visible_from, visible_until = excluded.visible_until, blob_ids = excluded.blob_ids`,
-        some.flatMap(({ operation, key, answer }) => [
-          operation,
-          key,
-          format,
-          answer.compact,
-          answer.indented,
-          answer.visibleFrom,
-          answer.visibleUntil,
-          answer.blobIds,
-        ]),
+        'DELETE FROM answers a USING unnest($1::text[], $2::text[]) AS d (operation, key) WHERE a.operation = d.operation AND a.key = d.key',
+        [some.map((a) => a.operation), some.map((a) => a.key)],
       );
     }
+    await copyRows(
+      this.client,
+      'answers',
+      ANSWER_COLUMNS,
+      answers.map(({ operation, key, answer }) => [
+        operation,
+        key,
+        format,
+        answer.compact,
+        answer.indented,
+        answer.visibleFrom,
+        answer.visibleUntil,
+        answer.blobIds,
+      ]),
+    );
   }
 
   async deleteAnswers(operation: string, keys: readonly string[]): Promise<void> {
