@@ -5,7 +5,7 @@
  * when they are of another format or an import without a preparer made them stale.
  */
 import assert from 'node:assert/strict';
-import { describe } from 'node:test';
+import { describe, test } from 'node:test';
 import { bundleJson, generation, importFolder, pattern, scratch } from '../../test/support/bundles.ts';
 import { DATABASES, type TestDatabase } from '../../test/support/databases.ts';
 import { EXTRAS_BUNDLE, FIXED_NOW, REFERENCE_BUNDLE } from '../../test/support/fixture-server.ts';
@@ -16,8 +16,9 @@ import { materialize } from '../server/send.ts';
 import type { ServiceContext } from '../service/handlers.ts';
 import { invoke } from '../service/invoke.ts';
 import { STORED_INPUT_BYTES } from '../store/blob-chunks.ts';
-import type { ContentStore } from '../store/content-store.ts';
+import type { ContentStore, ImportTransaction } from '../store/content-store.ts';
 import { importFolder as importWithout } from '../store/import.ts';
+import { answerPreparer } from './prepare-answers.ts';
 import { preparedInside } from './prepared-answer.ts';
 import { ANSWERS_FORMAT, PREPARED } from './prepared-operations.ts';
 
@@ -244,3 +245,22 @@ function behaviour(db: TestDatabase): void {
 }
 
 for (const db of DATABASES) describe(db.name, () => behaviour(db));
+
+test('a failed write of answers fails the import with its own error, not that of a statement after it', async () => {
+  // As PostgreSQL does: after one statement of a transaction failed, every later one fails too.
+  let failed = false;
+  const later = async <T>(result?: T): Promise<T | undefined> => {
+    if (failed) throw new Error('current transaction is aborted');
+    return result;
+  };
+  const tx = {
+    ids: () => later(['1']),
+    rows: () => later(new Map()),
+    putAnswers: async () => {
+      failed = true;
+      throw new Error('no space left on device');
+    },
+    deleteAnswers: later,
+  } as unknown as ImportTransaction;
+  await assert.rejects(answerPreparer().prepare(tx, new Map(), true), /no space left on device/);
+});
