@@ -28,6 +28,8 @@ const SHARED_KINDS: ReadonlySet<RecordKind> = new Set(ARTIKEL_REFERENCES.map((r)
 
 /** Keys rendered per batch: their records (and what they show) are read in one go first. */
 const BATCH_KEYS = 500;
+/** Answers rendered between turns of the event loop (about 10 ms of articles). */
+const RENDERS_A_TURN = 50;
 
 /**
  * The transaction's records as handlers read them; binaries are references (fragment.ts).
@@ -38,10 +40,15 @@ const BATCH_KEYS = 500;
 class TransactionSnapshot implements Snapshot {
   private readonly records = new Map<string, StoredRecord | undefined>();
 
-  /** `changed`: what the import wrote or removed, known without reading it back. */
+  /**
+   * `changed`: what the import wrote or removed, known without reading it back; `idle`:
+   * resolves when the connection has no write of answers outstanding (statements are sent
+   * one at a time).
+   */
   constructor(
     private readonly tx: ImportTransaction,
     private readonly changed: ChangedRecords,
+    private readonly idle: () => Promise<void>,
   ) {}
 
   /** Reads the records of `kind` with these ids that are not here yet, in one go. */
@@ -56,6 +63,7 @@ class TransactionSnapshot implements Snapshot {
       } else missing.push(id);
     }
     if (missing.length === 0) return;
+    await this.idle();
     const rows = await this.tx.rows(kind, missing);
     for (const id of missing) {
       const row = rows.get(id);
@@ -85,6 +93,7 @@ class TransactionSnapshot implements Snapshot {
   }
 
   async all(kind: RecordKind): Promise<Array<{ id: string; record: StoredRecord }>> {
+    await this.idle();
     const list = [...(await this.tx.rows(kind))].map(([id, row]) => ({
       id,
       record: toRecord(row),
@@ -231,14 +240,16 @@ export function answerPreparer(): AnswerPreparer {
   return {
     format: ANSWERS_FORMAT,
     async prepare(tx, changed, all) {
-      const snapshot = new TransactionSnapshot(tx, changed);
-      let written = 0;
       // A batch's answers are written while the next batch renders: on PostgreSQL the
       // server stores them on its own core meanwhile (on SQLite the write is done at once).
+      // Other statements wait for it: pg sends one at a time.
       let writing: Promise<void> = Promise.resolve();
+      const snapshot = new TransactionSnapshot(tx, changed, () => writing);
+      let written = 0;
       try {
         for (const renderer of renderers) {
           const { name, kind, whole, shows } = renderer.prepared;
+          await writing;
           const keys = [...(await keysToPrepare(tx, renderer.prepared, changed, all))];
           for (let from = 0; from < keys.length; from += BATCH_KEYS) {
             // Rendering is synchronous work: other work of the process gets a turn between batches.
@@ -248,7 +259,10 @@ export function answerPreparer(): AnswerPreparer {
             if (shows.length > 0) await loadShown(snapshot, kind, batch);
             const answers: PreparedAnswerRow[] = [];
             const gone: string[] = [];
-            for (const key of batch) {
+            for (const [i, key] of batch.entries()) {
+              // The write behind goes on only when the event loop turns.
+              if (i % RENDERS_A_TURN === RENDERS_A_TURN - 1)
+                await new Promise<void>((resolve) => setImmediate(resolve));
               const answer = await render(renderer, snapshot, key);
               if (answer) answers.push({ operation: name, key, answer });
               else if (!all) gone.push(key);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { describe } from 'node:test';
+import { describe, test } from 'node:test';
 import { POSTGRES, withPg } from '../../../test/support/databases.ts';
-import { type CopyType, type CopyValue, copyRows } from './copy-rows.ts';
+import { CopyEncoder, type CopyType, type CopyValue, copyRows } from './copy-rows.ts';
 
 const COLUMNS = [
   ['n', 'int4'],
@@ -72,21 +72,47 @@ describe('copyRows (PostgreSQL binary COPY)', () => {
   });
 
   POSTGRES.test(
-    'a row that does not fit the columns fails the COPY, and the connection goes on',
+    'a failure inside a transaction fails the COPY with its own error; the transaction rolls back',
     async () => {
       await withPg(async (client) => {
         await client.query(
-          'CREATE TEMP TABLE copied (n integer, big bigint, label text, data bytea, ids integer[])',
+          'CREATE TEMP TABLE copied (n integer PRIMARY KEY, big bigint, label text, data bytea, ids integer[])',
         );
-        await assert.rejects(
-          copyRows(client, 'copied', COLUMNS, [
-            [1, 2, 'a', Buffer.from('b'), []],
-            [1, 2],
-          ]),
-          /a row of 2 values for 5 columns/,
-        );
-        assert.equal((await client.query('SELECT count(*)::int AS n FROM copied')).rows[0].n, 0);
+        const row = (n: number): CopyValue[] => [n, 0, 'a', Buffer.alloc(100 * 1024, n), []];
+        const failures: Array<[string, Iterable<CopyValue[]> | AsyncIterable<CopyValue[]>, RegExp]> = [
+          ['a row that does not fit the columns', [row(1), [1, 2]], /a row of 2 values for 5 columns/],
+          ['a value of the wrong type', [row(1), ['1', 2, 'a', null, null]], /"1" is not a int4/],
+          [
+            'a source that fails partway',
+            (async function* () {
+              yield row(1);
+              throw new Error('the bundle file changed');
+            })(),
+            /the bundle file changed/,
+          ],
+          ['a row PostgreSQL refuses', [row(1), row(2), row(1)], /duplicate key value/],
+        ];
+        for (const [what, rows, error] of failures) {
+          await client.query('BEGIN');
+          await assert.rejects(copyRows(client, 'copied', COLUMNS, rows), error, what);
+          await client.query('ROLLBACK');
+          assert.equal((await client.query('SELECT count(*)::int AS n FROM copied')).rows[0].n, 0, what);
+        }
       });
     },
   );
+});
+
+test('long values are sent as they are, the rest gathered into shared buffers', () => {
+  const encoder = new CopyEncoder(['int4', 'bytea']);
+  const longs: Buffer[] = Array.from({ length: 100 }, () => randomBytes(70 * 1024));
+  for (const [i, long] of longs.entries()) encoder.row([i, long]);
+  const pieces = encoder.take(true);
+  const own = pieces.filter((piece) => longs.includes(piece));
+  assert.equal(own.length, 100, 'each long value is a piece of its own, not a copy');
+  const gathered = new Set(pieces.filter((piece) => !longs.includes(piece)).map((piece) => piece.buffer));
+  assert.ok(gathered.size <= 2, `the headers of 100 rows share buffers (${gathered.size} for them)`);
+  const stream = Buffer.concat(pieces);
+  assert.equal(stream.subarray(0, 11).toString('latin1'), 'PGCOPY\n\xff\r\n\0');
+  assert.equal(stream.readInt16BE(stream.length - 2), -1, 'ends with the trailer');
 });

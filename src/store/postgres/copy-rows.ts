@@ -1,10 +1,9 @@
 /**
  * Rows written with `COPY … FROM STDIN` in PostgreSQL's binary format (PostgreSQL 15
- * documentation, COPY, "Binary Format"), for the import's large values: a `bytea` goes to
- * the socket as the Buffer it is. As a parameter of an INSERT it is first copied into pg's
- * Bind message, which pg grows from 256 bytes for every statement (each byte copied about
- * three times, and each copy garbage the collector must free: a fifth of a PostgreSQL
- * import's CPU, docs/performance.md).
+ * documentation, COPY, "Binary Format"), for the import's large values: a long `bytea`
+ * goes to the socket as the caller's buffer. As a parameter of an INSERT it would first be
+ * copied into pg's Bind message, several times over as pg grows it (docs/performance.md,
+ * "The tenth round").
  */
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
@@ -20,14 +19,27 @@ const HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffe
 /** The element type of `int4[]` (pg_type's OID of int4). */
 const INT4_OID = 23;
 
-/** Pieces of the stream are gathered into buffers of this size; a longer `bytea` goes as it is. */
+/** Small values and row headers are gathered into buffers of this size. */
 const PIECE_BYTES = 256 * 1024;
 /** A `bytea` this long or longer is sent as the caller's buffer, not copied. */
 const OWN_PIECE_BYTES = 64 * 1024;
 
-/** COPY's binary stream of rows, as pieces to send: small values gathered, long ones as they are. */
+function refuse(type: CopyType, value: CopyValue): never {
+  throw new TypeError(`${typeof value === 'object' ? 'an object' : JSON.stringify(value)} is not a ${type}`);
+}
+
+function integer(type: CopyType, value: CopyValue): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) ? value : refuse(type, value);
+}
+
+/**
+ * COPY's binary stream of rows, as pieces to send: small values gathered into a shared
+ * buffer (each piece a view of the part written since the last), long ones as they are.
+ */
 export class CopyEncoder {
   private buffer = Buffer.allocUnsafe(PIECE_BYTES);
+  /** Where the part not yet given out as a piece starts, and where writing goes on. */
+  private start = 0;
   private at = 0;
   private readonly pieces: Buffer[] = [HEADER];
 
@@ -38,7 +50,7 @@ export class CopyEncoder {
     if (row.length !== count) throw new Error(`a row of ${row.length} values for ${count} columns`);
     this.room(2);
     this.at = this.buffer.writeInt16BE(count, this.at);
-    for (let i = 0; i < count; i++) this.field(this.types[i]!, row[i]!);
+    for (let i = 0; i < count; i++) this.field(this.types[i], row[i]);
   }
 
   /** The pieces complete so far, given away; with `end`, the rest and the trailer (a field count of -1). */
@@ -59,21 +71,21 @@ export class CopyEncoder {
     switch (type) {
       case 'int4':
         this.int32(4);
-        this.int32(value as number);
+        this.int32(integer(type, value));
         return;
       case 'int8':
         this.room(12);
         this.at = this.buffer.writeInt32BE(8, this.at);
-        this.at = this.buffer.writeBigInt64BE(BigInt(value as number), this.at);
+        this.at = this.buffer.writeBigInt64BE(BigInt(integer(type, value)), this.at);
         return;
       case 'text':
-        this.bytes(Buffer.from(value as string, 'utf8'));
+        this.bytes(typeof value === 'string' ? Buffer.from(value, 'utf8') : refuse(type, value));
         return;
       case 'bytea':
-        this.bytes(value as Buffer);
+        this.bytes(Buffer.isBuffer(value) ? value : refuse(type, value));
         return;
       case 'int4[]': {
-        const list = value as readonly number[];
+        const list = Array.isArray(value) ? (value as readonly number[]) : refuse(type, value);
         // ndim, has-nulls flag, element type; for one dimension its length and lower bound; then each element.
         const dims = list.length > 0 ? 1 : 0;
         this.int32(12 + dims * 8 + list.length * 8);
@@ -86,7 +98,7 @@ export class CopyEncoder {
         }
         for (const n of list) {
           this.int32(4);
-          this.int32(n);
+          this.int32(integer(type, n));
         }
         return;
       }
@@ -109,16 +121,20 @@ export class CopyEncoder {
     this.at += value.copy(this.buffer, this.at);
   }
 
+  /** Makes sure `n` more bytes fit, in a fresh buffer when the current one is full. */
   private room(n: number): void {
-    if (this.at + n > this.buffer.length) this.cut();
+    if (this.at + n <= this.buffer.length) return;
+    this.cut();
+    this.buffer = Buffer.allocUnsafe(Math.max(PIECE_BYTES, n));
+    this.start = 0;
+    this.at = 0;
   }
 
-  /** What is gathered becomes a piece of its own; gathering goes on in a fresh buffer. */
+  /** What was written since the last piece becomes one. */
   private cut(): void {
-    if (this.at === 0) return;
-    this.pieces.push(this.buffer.subarray(0, this.at));
-    this.buffer = Buffer.allocUnsafe(PIECE_BYTES);
-    this.at = 0;
+    if (this.at === this.start) return;
+    this.pieces.push(this.buffer.subarray(this.start, this.at));
+    this.start = this.at;
   }
 }
 

@@ -2,8 +2,8 @@
  * The import primitives (content-store.ts ImportTransaction) on one PostgreSQL
  * connection inside one transaction, which postgres-store.ts opens, locks and commits.
  * Rows go in batches: a statement of many rows (multi-row VALUES, or `= ANY` of an
- * array) instead of a round trip per row. Buffers are parameters of their own, so they
- * go over the wire as binary, not as hex text in an array.
+ * array) instead of a round trip per row. Blob chunks and prepared answers, the large
+ * values, go in with COPY (copy-rows.ts), each long one sent as its own buffer.
  */
 import type pg from 'pg';
 import { batches as batchesOf } from '../../support/batches.ts';
@@ -228,6 +228,7 @@ export class PostgresImportTransaction implements ImportTransaction {
    * is copied in: the same as an upsert inside the transaction, and COPY cannot upsert.
    */
   async putAnswers(format: string, answers: readonly PreparedAnswerRow[]): Promise<void> {
+    if (answers.length === 0) return;
     for (const some of batches(answers, () => 0)) {
       await this.client.query(
         'DELETE FROM answers a USING unnest($1::text[], $2::text[]) AS d (operation, key) WHERE a.operation = d.operation AND a.key = d.key',
