@@ -1,9 +1,9 @@
 /**
  * The import primitives (content-store.ts ImportTransaction) on one PostgreSQL
  * connection inside one transaction, which postgres-store.ts opens, locks and commits.
- * Rows go in batches: a statement of many rows (multi-row VALUES, or `= ANY` of an
- * array) instead of a round trip per row. Blob chunks and prepared answers, the large
- * values, go in with COPY (copy-rows.ts), each long one sent as its own buffer.
+ * Rows go in batches: a statement of many rows (`unnest` or `= ANY` of arrays) instead
+ * of a round trip per row. Records, blob chunks and prepared answers go
+ * in with COPY (copy-rows.ts), each long value sent as its own buffer.
  */
 import type pg from 'pg';
 import { batches as batchesOf } from '../../support/batches.ts';
@@ -22,13 +22,18 @@ import { RECORD_RUN } from './import-runs.ts';
 /** Byte order, as SQLite compares text: the same order whatever the database's collation. */
 const BY_ID = 'ORDER BY id COLLATE "C"';
 
-/** Rows per statement, and bytes: PostgreSQL takes at most 65,535 parameters a statement. */
+/** Items per statement (each statement takes them as arrays). */
 const BATCH_ROWS = 1000;
-const BATCH_BYTES = 16 * 1024 * 1024;
 
-/** `items` in batches of at most BATCH_ROWS items and about BATCH_BYTES bytes. */
-const batches = <T>(items: readonly T[], bytesOf: (item: T) => number) =>
-  batchesOf(items, BATCH_ROWS, BATCH_BYTES, bytesOf);
+/** `items` in batches of at most BATCH_ROWS. */
+const batches = <T>(items: readonly T[]) => batchesOf(items, BATCH_ROWS, Number.POSITIVE_INFINITY, () => 0);
+
+const RECORD_COLUMNS = [
+  ['kind', 'text'],
+  ['id', 'text'],
+  ['doc', 'text'],
+  ['blob_id', 'int4'],
+] as const;
 
 const CHUNK_COLUMNS = [
   ['blob_id', 'int4'],
@@ -46,17 +51,6 @@ const ANSWER_COLUMNS = [
   ['visible_until', 'int8'],
   ['blob_ids', 'int4[]'],
 ] as const;
-
-/** `($1, $2), ($3, $4), …`: `rows` rows of `columns` parameters each. */
-function values(rows: number, columns: number): string {
-  const list: string[] = [];
-  for (let r = 0; r < rows; r++) {
-    const row: string[] = [];
-    for (let c = 1; c <= columns; c++) row.push(`$${r * columns + c}`);
-    list.push(`(${row.join(', ')})`);
-  }
-  return list.join(', ');
-}
 
 const ROW =
   'SELECT r.id, r.doc, r.blob_id, b.size FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id WHERE r.kind = $1';
@@ -88,7 +82,7 @@ export class PostgresImportTransaction implements ImportTransaction {
         found.set(row.id, { doc: row.doc, blobId: row.blob_id, size: row.size });
     };
     if (ids === undefined) await read(ROW, [kind]);
-    else for (const some of batches(ids, () => 0)) await read(`${ROW} AND r.id = ANY($2)`, [kind, some]);
+    else for (const some of batches(ids)) await read(`${ROW} AND r.id = ANY($2)`, [kind, some]);
     return found;
   }
 
@@ -103,24 +97,29 @@ export class PostgresImportTransaction implements ImportTransaction {
     ]);
   }
 
-  /** The ids are distinct (a bundle's are): one statement cannot write a row twice. */
+  /** A record stored before is deleted first (COPY cannot upsert), as SQLite's import does. */
   async putRecords(kind: RecordKind, rows: readonly RecordRow[]): Promise<void> {
-    for (const some of batches(rows, (r) => r.doc.length)) {
-      await this.client.query(
-        `INSERT INTO records (kind, id, doc, blob_id) VALUES ${values(some.length, 4)} ON CONFLICT (kind, id) DO UPDATE SET doc = excluded.doc, blob_id = excluded.blob_id`,
-        some.flatMap((r) => [kind, r.id, r.doc, r.blobId]),
-      );
-    }
+    await this.deleteRecords(
+      kind,
+      rows.filter((r) => r.replaces).map((r) => r.id),
+    );
+    if (rows.length === 0) return;
+    await copyRows(
+      this.client,
+      'records',
+      RECORD_COLUMNS,
+      rows.map((r) => [kind, r.id, r.doc, r.blobId]),
+    );
   }
 
   async deleteRecords(kind: RecordKind, ids: readonly string[]): Promise<void> {
-    for (const some of batches(ids, () => 0))
+    for (const some of batches(ids))
       await this.client.query('DELETE FROM records WHERE kind = $1 AND id = ANY($2)', [kind, some]);
   }
 
   async findBlobs(sha256s: readonly string[]): Promise<Map<string, number>> {
     const found = new Map<string, number>();
-    for (const some of batches(sha256s, () => 0)) {
+    for (const some of batches(sha256s)) {
       const rows = await this.query<{ sha256: string; blob_id: number }>(
         'SELECT sha256, blob_id FROM blobs WHERE sha256 = ANY($1)',
         [some],
@@ -154,7 +153,7 @@ export class PostgresImportTransaction implements ImportTransaction {
   async addBlobs(blobs: readonly EncodedBlob[]): Promise<number[]> {
     if (blobs.length === 0) return [];
     const ids = new Map<string, number>();
-    for (const some of batches(blobs, () => 0)) {
+    for (const some of batches(blobs)) {
       const rows = await this.query<{ sha256: string; blob_id: number }>(
         "INSERT INTO blobs (sha256, size, chunk_count, encoding) SELECT sha256, size, chunk_count, 'base64' FROM unnest($1::text[], $2::bigint[], $3::integer[]) AS b (sha256, size, chunk_count) RETURNING sha256, blob_id",
         [some.map((b) => b.sha256), some.map((b) => b.size), some.map((b) => b.chunks.length)],
@@ -229,7 +228,7 @@ export class PostgresImportTransaction implements ImportTransaction {
    */
   async putAnswers(format: string, answers: readonly PreparedAnswerRow[]): Promise<void> {
     if (answers.length === 0) return;
-    for (const some of batches(answers, () => 0)) {
+    for (const some of batches(answers)) {
       await this.client.query(
         'DELETE FROM answers a USING unnest($1::text[], $2::text[]) AS d (operation, key) WHERE a.operation = d.operation AND a.key = d.key',
         [some.map((a) => a.operation), some.map((a) => a.key)],
@@ -253,7 +252,7 @@ export class PostgresImportTransaction implements ImportTransaction {
   }
 
   async deleteAnswers(operation: string, keys: readonly string[]): Promise<void> {
-    for (const some of batches(keys, () => 0))
+    for (const some of batches(keys))
       await this.client.query('DELETE FROM answers WHERE operation = $1 AND key = ANY($2)', [
         operation,
         some,
