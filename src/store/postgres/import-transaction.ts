@@ -2,8 +2,8 @@
  * The import primitives (content-store.ts ImportTransaction) on one PostgreSQL
  * connection inside one transaction, which postgres-store.ts opens, locks and commits.
  * Rows go in batches: a statement of many rows (`unnest` or `= ANY` of arrays) instead
- * of a round trip per row. Records, blob chunks and prepared answers go
- * in with COPY (copy-rows.ts), each long value sent as its own buffer.
+ * of a round trip per row. Records, blob chunks and prepared answers go in with COPY
+ * (copy-rows.ts), each long value sent as its own buffer.
  */
 import type pg from 'pg';
 import { batches as batchesOf } from '../../support/batches.ts';
