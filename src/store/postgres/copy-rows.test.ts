@@ -31,18 +31,20 @@ async function copiedBack(rows: Iterable<CopyValue[]> | AsyncIterable<CopyValue[
 }
 
 describe('copyRows (PostgreSQL binary COPY)', () => {
-  POSTGRES.test('every type, nulls and empty lists arrive as written', async () => {
+  POSTGRES.test('every type, nulls, empty values and a long text arrive as written', async () => {
     const long = randomBytes(200 * 1024);
     const rows: CopyValue[][] = [
       [1, 1_732_000_000_000, 'Grüße 😀 <&>', Buffer.from('small'), [3, 1, 2]],
       [-2147483648, -1, '', long, []],
       [null, null, null, null, null],
+      [2, 2, 'ü'.repeat(40_000), Buffer.alloc(0), [7]],
     ];
     const back = await copiedBack(rows);
     assert.deepEqual(back, [
       { n: 1, big: '1732000000000', label: 'Grüße 😀 <&>', data: Buffer.from('small'), ids: [3, 1, 2] },
       { n: -2147483648, big: '-1', label: '', data: long, ids: [] },
       { n: null, big: null, label: null, data: null, ids: null },
+      { n: 2, big: '2', label: 'ü'.repeat(40_000), data: Buffer.alloc(0), ids: [7] },
     ]);
   });
 
