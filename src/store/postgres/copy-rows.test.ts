@@ -83,7 +83,11 @@ describe('copyRows (PostgreSQL binary COPY)', () => {
         const row = (n: number): CopyValue[] => [n, 0, 'a', Buffer.alloc(100 * 1024, n), []];
         const failures: Array<[string, Iterable<CopyValue[]> | AsyncIterable<CopyValue[]>, RegExp]> = [
           ['a row that does not fit the columns', [row(1), [1, 2]], /a row of 2 values for 5 columns/],
-          ['a value of the wrong type', [row(1), ['1', 2, 'a', null, null]], /"1" is not a int4/],
+          [
+            'a value of the wrong type',
+            [row(1), ['1', 2, 'a', null, null]],
+            /"1" is not a value of type int4/,
+          ],
           [
             'a source that fails partway',
             (async function* () {

@@ -25,7 +25,9 @@ const PIECE_BYTES = 256 * 1024;
 const OWN_PIECE_BYTES = 64 * 1024;
 
 function refuse(type: CopyType, value: CopyValue): never {
-  throw new TypeError(`${typeof value === 'object' ? 'an object' : JSON.stringify(value)} is not a ${type}`);
+  throw new TypeError(
+    `${typeof value === 'object' ? 'an object' : JSON.stringify(value)} is not a value of type ${type}`,
+  );
 }
 
 function integer(type: CopyType, value: CopyValue): number {
