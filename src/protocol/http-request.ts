@@ -6,7 +6,7 @@
  */
 import { ScoopError } from '../contract/errors.ts';
 import type { Operation } from '../contract/operations.ts';
-import { XML_FORBIDDEN } from '../xml/escape.ts';
+import { forbiddenAt } from '../xml/escape.ts';
 import type { RawParameters } from './coerce.ts';
 import { decodeBody, type MediaType } from './content-type.ts';
 
@@ -47,9 +47,9 @@ export function parseForm(text: string): FormPair[] {
  * could not be carried in the SOAP bindings at all: refused, not passed on.
  */
 function checkCharacters(name: string, value: string): void {
-  const found = XML_FORBIDDEN.exec(value);
-  if (found) {
-    const code = found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+  const at = forbiddenAt(value);
+  if (at >= 0) {
+    const code = value.codePointAt(at)!.toString(16).toUpperCase().padStart(4, '0');
     throw new ScoopError(
       'INVALID_PARAMETER',
       `Parameter ${name} holds the character U+${code}, which XML does not allow.`,

@@ -15,3 +15,8 @@ test('an item larger than the bytes is a batch of its own; nothing makes no batc
   assert.deepEqual([...batches([1, 50, 2], 10, 10, (n) => n)], [[1], [50], [2]]);
   assert.deepEqual([...batches([], 10, 10, () => 1)], []);
 });
+
+test('without a byte bound, batches are cut by count alone', () => {
+  const items = Array.from({ length: 2500 }, (_, i) => i);
+  assert.deepEqual(sizes([...batches(items, 1000)]), [1000, 1000, 500]);
+});

@@ -1,12 +1,12 @@
 /**
- * Cuts `items` into batches of at most `maxItems` items and about `maxBytes` bytes by
- * `bytesOf` (an item larger than that is a batch of its own), in order.
+ * Cuts `items` into batches of at most `maxItems` items and, when given, about `maxBytes`
+ * bytes by `bytesOf` (an item larger than that is a batch of its own), in order.
  */
 export function* batches<T>(
   items: readonly T[],
   maxItems: number,
-  maxBytes: number,
-  bytesOf: (item: T) => number,
+  maxBytes = Number.POSITIVE_INFINITY,
+  bytesOf: (item: T) => number = () => 0,
 ): Generator<T[]> {
   let batch: T[] = [];
   let bytes = 0;

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { XML_FORBIDDEN } from '../../xml/escape.ts';
+import { forbiddenAt } from '../../xml/escape.ts';
 import { addresses } from './plan.ts';
 
 export class EmailsFileError extends Error {
@@ -25,7 +25,7 @@ export async function readEmailsFile(file: string): Promise<EmailsFile> {
   try {
     for await (const chunk of createReadStream(file)) hash.update(chunk);
     for await (const { email, line } of addresses(file)) {
-      if (XML_FORBIDDEN.test(email))
+      if (forbiddenAt(email) >= 0)
         throw new EmailsFileError(`--emails ${file}: line ${line} holds a character XML cannot carry`);
       count++;
     }

@@ -72,8 +72,7 @@ export class AnswerBatch<Row extends NumberedRow> {
     const groups = [...this.queued.values()];
     this.queued.clear();
     for (const { shape, lookups } of groups)
-      for (const batch of batches(lookups, MAX_BATCH, Number.POSITIVE_INFINITY, () => 0))
-        void this.send(shape, batch);
+      for (const batch of batches(lookups, MAX_BATCH)) void this.send(shape, batch);
   };
 
   private async send(shape: BatchShape, lookups: Pending<Row>[]): Promise<void> {

@@ -26,7 +26,7 @@ const BY_ID = 'ORDER BY id COLLATE "C"';
 const BATCH_ROWS = 1000;
 
 /** `items` in batches of at most BATCH_ROWS. */
-const batches = <T>(items: readonly T[]) => batchesOf(items, BATCH_ROWS, Number.POSITIVE_INFINITY, () => 0);
+const batches = <T>(items: readonly T[]) => batchesOf(items, BATCH_ROWS);
 
 const RECORD_COLUMNS = [
   ['kind', 'text'],
