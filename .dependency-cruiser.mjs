@@ -65,8 +65,8 @@ export default {
     layer('describe', ['contract', 'xml', 'protocol']),
     // migrate → contract, xml, protocol, store, observe, support (the tools that talk to a service over its wire)
     layer('migrate', ['contract', 'xml', 'protocol', 'store', 'observe', 'support']),
-    // prepare → contract, xml, protocol, service, store (answers an import renders ahead)
-    layer('prepare', ['contract', 'xml', 'protocol', 'service', 'store']),
+    // prepare → contract, xml, protocol, service, store, support (answers an import renders ahead)
+    layer('prepare', ['contract', 'xml', 'protocol', 'service', 'store', 'support']),
     // server → everything above, not cli
     layer(
       'server',

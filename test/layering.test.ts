@@ -47,7 +47,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   service: ['contract', 'store', 'images'],
   describe: ['contract', 'xml', 'protocol'],
   migrate: ['contract', 'xml', 'protocol', 'store', 'observe', 'support'],
-  prepare: ['contract', 'xml', 'protocol', 'service', 'store'],
+  prepare: ['contract', 'xml', 'protocol', 'service', 'store', 'support'],
   server: BELOW_SERVER,
   cli: [...BELOW_SERVER, 'server'],
 };

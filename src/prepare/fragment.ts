@@ -7,13 +7,12 @@
  * needs no escaping around it.
  */
 import type { BinarySource } from '../xml/binary.ts';
-import type { BodyPart } from '../xml/writer.ts';
 
 const NUL = 0;
 
 /** A record's binary as an import renders it: only its size, and which blob it is. */
 export class BinaryReference implements BinarySource {
-  /** Written in the markup as it is (xml/writer.ts), so the fragment is one piece. */
+  /** Written in the markup as it is (xml/writer.ts), so the fragment is one text. */
   readonly placeholder: string;
 
   constructor(
@@ -27,24 +26,6 @@ export class BinaryReference implements BinarySource {
   async *chunks(): AsyncGenerator<Uint8Array> {
     throw new Error(`blob ${this.blobId} is a reference, not content`);
   }
-}
-
-/** Joins the parts the writer made of a result whose binaries are BinaryReferences. */
-export function encodeFragment(parts: readonly BodyPart[]): Buffer {
-  const [only] = parts;
-  if (parts.length === 1 && Buffer.isBuffer(only)) return only;
-  const pieces: Buffer[] = [];
-  for (const part of parts) {
-    if (Buffer.isBuffer(part)) {
-      pieces.push(part);
-      continue;
-    }
-    const source = 'base64Of' in part ? part.base64Of : undefined;
-    if (!(source instanceof BinaryReference))
-      throw new Error('a prepared answer holds a binary that is not a reference');
-    pieces.push(Buffer.from(source.placeholder, 'latin1'));
-  }
-  return Buffer.concat(pieces);
 }
 
 /**

@@ -180,6 +180,32 @@ function behaviour(db: TestDatabase): void {
     }
   });
 
+  db.test(
+    'answers of many batches are intact: a batch reuses the buffers of the batch before last only once it is written',
+    async () => {
+      const { store, close } = await db.open();
+      try {
+        // 1,700 areas: four batches of 500 and more, so each of the preparer's two arenas is reused.
+        const bereiche = Array.from({ length: 1_700 }, (_, i) => ({
+          bereichID: i + 1,
+          name: `Bereich ${i + 1} ${'ä'.repeat(i % 50)}`,
+        }));
+        await importFolder(store, s.bundle(bundleJson({ mode: 'replace', bereiche })));
+        const operation = operationNamed('getBereich');
+        for (const id of [1, 499, 500, 501, 1000, 1001, 1500, 1501, 1700]) {
+          const actual = await fromPrepared(store, operation, String(id), FIXED_NOW);
+          const expected = await rendered(store, operation, String(id), FIXED_NOW);
+          assert.ok(actual && expected);
+          assert.equal(actual.compact.toString(), expected.compact.toString(), `getBereich(${id})`);
+          assert.equal(actual.indented.toString(), expected.indented.toString(), `getBereich(${id})`);
+        }
+        assert.equal(await assertSameAsHandlers(store), 1_700 + 1);
+      } finally {
+        await close();
+      }
+    },
+  );
+
   db.test("an article's prepared answer is sent only inside its window, and says when it ends", async () => {
     const { store, close } = await db.open();
     try {

@@ -20,7 +20,8 @@ import {
   type StoredRow,
 } from '../store/content-store.ts';
 import type { AnswerPreparer, ChangedRecords, ChangedRow } from '../store/import.ts';
-import { BinaryReference, encodeFragment, splitFragment } from './fragment.ts';
+import { Utf8Arena } from '../support/utf8-arena.ts';
+import { BinaryReference, splitFragment } from './fragment.ts';
 import { ANSWERS_FORMAT, PREPARED, type PreparedOperation } from './prepared-operations.ts';
 
 /** Kinds read again and again while articles are prepared (their areas, attachments): kept for the import. */
@@ -142,6 +143,7 @@ async function render(
   { prepared, operation, writer }: Renderer,
   snapshot: TransactionSnapshot,
   key: string,
+  arena: Utf8Arena,
 ): Promise<PreparedAnswer | undefined> {
   let visibleFrom: number | null = null;
   let visibleUntil: number | null = null;
@@ -170,10 +172,10 @@ async function render(
     throw error;
   }
   const both = writer.innerBoth(result);
-  const compact = encodeFragment(both.compact);
+  const compact = arena.write(both.compact);
   return {
     compact,
-    indented: encodeFragment(both.indented),
+    indented: arena.write(both.indented),
     visibleFrom,
     visibleUntil,
     // Each once: a blob shown twice is read once.
@@ -246,6 +248,10 @@ export function answerPreparer(): AnswerPreparer {
       let writing: Promise<void> = Promise.resolve();
       const snapshot = new TransactionSnapshot(tx, changed, () => writing);
       let written = 0;
+      // A batch's fragments are views of one of two arenas: the write of the batch before
+      // the last is done before a batch renders (below), so its arena is free again.
+      const arenas = [new Utf8Arena(), new Utf8Arena()];
+      let batches = 0;
       try {
         for (const renderer of renderers) {
           const { name, kind, whole, shows } = renderer.prepared;
@@ -259,11 +265,13 @@ export function answerPreparer(): AnswerPreparer {
             if (shows.length > 0) await loadShown(snapshot, kind, batch);
             const answers: PreparedAnswerRow[] = [];
             const gone: string[] = [];
+            const arena = arenas[batches++ % 2]!;
+            arena.rewind();
             for (const [i, key] of batch.entries()) {
               // The write behind goes on only when the event loop turns.
               if (i % RENDERS_A_TURN === RENDERS_A_TURN - 1)
                 await new Promise<void>((resolve) => setImmediate(resolve));
-              const answer = await render(renderer, snapshot, key);
+              const answer = await render(renderer, snapshot, key, arena);
               if (answer) answers.push({ operation: name, key, answer });
               else if (!all) gone.push(key);
             }

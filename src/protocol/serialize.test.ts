@@ -353,12 +353,12 @@ describe('compileOperationWriter: every operation', () => {
       const both = writer.innerBoth(sample.result);
       for (const version of ['1.1', '1.2'] as const)
         assert.equal(
-          await rendered(writer.wrapSoap(version, both.compact)),
+          await rendered(writer.wrapSoap(version, [Buffer.from(both.compact)])),
           await rendered(writer.soap(version, sample.result)),
           version,
         );
       assert.equal(
-        await rendered(writer.wrapHttp(both.indented)),
+        await rendered(writer.wrapHttp([Buffer.from(both.indented)])),
         await rendered(writer.http(sample.result)),
       );
     });

@@ -112,7 +112,7 @@ export interface OperationWriter {
    * (compact) and http() (indented) write between their envelopes, which an import
    * prepares ahead (src/prepare/).
    */
-  innerBoth(result: Result): Record<Layout, BodyPart[]>;
+  innerBoth(result: Result): Record<Layout, string>;
   /** A compact inside from innerBoth(), in the envelope soap() writes. */
   wrapSoap(version: SoapVersion, inner: readonly BodyPart[]): BodyPart[];
   /** An indented inside from innerBoth(), in the envelope http() writes. */

@@ -243,6 +243,10 @@ export interface ImportTransaction {
   answersFormat(): Promise<string>;
   /** Drops every prepared answer and records `format` as the one the store's answers are in. */
   clearAnswers(format: string): Promise<void>;
+  /**
+   * Stores answers; their fragments are views of buffers the preparer reuses once this
+   * resolves (support/utf8-arena.ts), so a store copies what it keeps before then.
+   */
   putAnswers(format: string, answers: readonly PreparedAnswerRow[]): Promise<void>;
   deleteAnswers(operation: string, keys: readonly string[]): Promise<void>;
 }

@@ -120,11 +120,6 @@ export class XmlWriter implements MarkupWriter {
     }
   }
 
-  /** `<name>` and `</name>` around markup already encoded (an escaped text's UTF-8). */
-  encodedLeaf(name: string, depth: number, markup: Buffer): void {
-    this.partLeaf(name, depth, markup);
-  }
-
   /** An element whose content is a body part of its own. */
   private partLeaf(name: string, depth: number, part: BodyPart): void {
     this.text += `${this.lineStart(depth)}<${name}>`;
@@ -144,18 +139,20 @@ export class XmlWriter implements MarkupWriter {
     this.flush();
     return this.parts;
   }
-}
 
-/**
- * A text this long is encoded once for both layouts, as a part of its own: copying it into
- * each layout's text and encoding that twice cost more than the extra part (an article's body).
- */
-const SHARED_TEXT_CHARS = 1024;
+  /** The markup as one string, for a writer that made no part of its own (every binary a placeholder). */
+  finishText(): string {
+    if (this.parts.length > 0) throw new Error('markup with parts of its own is not one text');
+    return this.text;
+  }
+}
 
 /**
  * Both layouts of one inside at once (an import prepares both): the compact one from
  * depth 0, the indented one a level deeper, as their envelopes have them; each text is
- * escaped once for both.
+ * escaped once for both. Each layout is one string, binaries being placeholders, which
+ * the import encodes into shared buffers (support/utf8-arena.ts) rather than into a
+ * buffer per piece (a fifth of an import's rendering was allocating those).
  */
 export class PairWriter implements MarkupWriter {
   private readonly compact = new XmlWriter(false);
@@ -182,12 +179,6 @@ export class PairWriter implements MarkupWriter {
   }
 
   plainLeaf(name: string, depth: number, text: string): void {
-    if (text.length >= SHARED_TEXT_CHARS) {
-      const markup = Buffer.from(text, 'utf8');
-      this.compact.encodedLeaf(name, depth, markup);
-      this.indented.encodedLeaf(name, depth + 1, markup);
-      return;
-    }
     this.compact.plainLeaf(name, depth, text);
     this.indented.plainLeaf(name, depth + 1, text);
   }
@@ -207,7 +198,7 @@ export class PairWriter implements MarkupWriter {
     this.indented.binary(name, depth + 1, value);
   }
 
-  finish(): Record<Layout, BodyPart[]> {
-    return { compact: this.compact.finish(), indented: this.indented.finish() };
+  finish(): Record<Layout, string> {
+    return { compact: this.compact.finishText(), indented: this.indented.finishText() };
   }
 }
