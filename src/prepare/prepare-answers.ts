@@ -114,13 +114,27 @@ class TransactionSnapshot implements Snapshot {
 }
 
 function toRecord(row: StoredRow | ChangedRow): StoredRecord {
-  const doc = 'parsed' in row ? { doc: row.doc, parsed: row.parsed } : { doc: row.doc };
-  if (row.blobId === null) return doc;
-  const size = row.size ?? 0;
-  return {
-    ...doc,
-    blob: { id: row.blobId, sha256: '', size, source: new BinaryReference(row.blobId, size) },
-  };
+  const blob =
+    row.blobId === null
+      ? undefined
+      : {
+          id: row.blobId,
+          sha256: '',
+          size: row.size ?? 0,
+          source: new BinaryReference(row.blobId, row.size ?? 0),
+        };
+  if ('parsed' in row) {
+    const { parsed } = row;
+    // The stored text is the document's JSON (import.ts): made only should a reader ask for it.
+    const record = {
+      get doc() {
+        return JSON.stringify(parsed);
+      },
+      parsed,
+    };
+    return blob ? Object.assign(record, { blob }) : record;
+  }
+  return blob ? { doc: row.doc, blob } : { doc: row.doc };
 }
 
 /** What handlers need besides the store: nothing of it is used for an answer as stored. */

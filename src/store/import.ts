@@ -49,8 +49,13 @@ export interface ImportProgress {
  */
 export type ChangedRecords = ReadonlyMap<RecordKind, ReadonlyMap<string, ChangedRow | undefined>>;
 
-/** A record as the import wrote it, with its document as the bundle had it (parsed). */
-export interface ChangedRow extends StoredRow {
+/**
+ * A record as the import wrote it: its document as the bundle had it (parsed), whose JSON
+ * is the stored text. The text itself is not kept: held until the answers are prepared,
+ * the documents' 95 MB of strings (the realistic mix) cost the collector 7-9% of the
+ * import (docs/performance.md).
+ */
+export interface ChangedRow extends Omit<StoredRow, 'doc'> {
   readonly parsed: StoredDocument<RecordKind>;
 }
 
@@ -215,9 +220,7 @@ async function writeKinds(
         else kinds[kind].changed++;
         if (!before || before.doc !== doc || before.blobId !== blobId) {
           writes.push({ id: record.id, doc, blobId, replaces: before !== undefined });
-          changed
-            .get(kind)!
-            .set(record.id, { doc, blobId, size: record.file?.size ?? null, parsed: record.doc });
+          changed.get(kind)!.set(record.id, { blobId, size: record.file?.size ?? null, parsed: record.doc });
         }
       }
       await tx.putRecords(kind, writes);
