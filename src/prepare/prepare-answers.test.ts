@@ -185,14 +185,16 @@ function behaviour(db: TestDatabase): void {
     async () => {
       const { store, close } = await db.open();
       try {
-        // 1,700 areas: four batches of 500 and more, so each of the preparer's two arenas is reused.
+        // 1,700 areas: four batches (three of 500, one of 200), so each of the preparer's two
+        // arenas is reused. Every 40th name is long: a fragment of 64 KiB or more, which
+        // PostgreSQL's COPY sends as the arena's own memory, and more than a slab a batch.
         const bereiche = Array.from({ length: 1_700 }, (_, i) => ({
           bereichID: i + 1,
-          name: `Bereich ${i + 1} ${'ä'.repeat(i % 50)}`,
+          name: `Bereich ${i + 1} ${'ä'.repeat(i % 40 === 0 ? 40_000 : i % 50)}`,
         }));
         await importFolder(store, s.bundle(bundleJson({ mode: 'replace', bereiche })));
         const operation = operationNamed('getBereich');
-        for (const id of [1, 499, 500, 501, 1000, 1001, 1500, 1501, 1700]) {
+        for (const id of [1, 41, 499, 500, 501, 1000, 1001, 1481, 1500, 1501, 1700]) {
           const actual = await fromPrepared(store, operation, String(id), FIXED_NOW);
           const expected = await rendered(store, operation, String(id), FIXED_NOW);
           assert.ok(actual && expected);

@@ -262,8 +262,9 @@ export function answerPreparer(): AnswerPreparer {
       let writing: Promise<void> = Promise.resolve();
       const snapshot = new TransactionSnapshot(tx, changed, () => writing);
       let written = 0;
-      // A batch's fragments are views of one of two arenas: the write of the batch before
-      // the last is done before a batch renders (below), so its arena is free again.
+      // A batch's fragments are views of one of two arenas. A batch's write is issued only
+      // after the one before it is done (the `await writing` before `writing =` below), so
+      // when a batch renders, the write of the batch before last, which used its arena, is done.
       const arenas = [new Utf8Arena(), new Utf8Arena()];
       let batches = 0;
       try {

@@ -108,14 +108,16 @@ export interface OperationWriter {
   soap(version: SoapVersion, result: Result): BodyPart[];
   http(result: Result): BodyPart[];
   /**
-   * The inside of the answer's result element in both layouts, made together: what soap()
-   * (compact) and http() (indented) write between their envelopes, which an import
-   * prepares ahead (src/prepare/).
+   * The inside of the answer's result element in both layouts, made together, each as one
+   * string: what soap() (compact) and http() (indented) write between their envelopes,
+   * which an import prepares ahead (src/prepare/). A binary of `result` must be a reference
+   * with a placeholder (prepare/fragment.ts), which the string holds, or bytes small enough
+   * to be written inline.
    */
   innerBoth(result: Result): Record<Layout, string>;
-  /** A compact inside from innerBoth(), in the envelope soap() writes. */
+  /** A compact inside (innerBoth()'s, encoded, its references filled in), in the envelope soap() writes. */
   wrapSoap(version: SoapVersion, inner: readonly BodyPart[]): BodyPart[];
-  /** An indented inside from innerBoth(), in the envelope http() writes. */
+  /** An indented inside (innerBoth()'s, encoded, its references filled in), in the envelope http() writes. */
   wrapHttp(inner: readonly BodyPart[]): BodyPart[];
   /** The JSON API's answer (json/serialize.ts); `args` fill the resize query of a content URL. */
   json(result: Result, args: Arguments): BodyPart[];

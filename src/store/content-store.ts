@@ -23,6 +23,10 @@ export interface BlobReference {
 
 /** A stored record: its JSON document and, for attachments and images, its blob. */
 export interface StoredRecord<K extends RecordKind = RecordKind> {
+  /**
+   * The document as stored (JSON). For an import's own records (prepare/) it is made from
+   * `parsed` when read, each time: read `parsed` through parseDoc, never copy the record.
+   */
   readonly doc: string;
   /**
    * The document already parsed, where the reader has it (an import's own records), for
@@ -244,8 +248,10 @@ export interface ImportTransaction {
   /** Drops every prepared answer and records `format` as the one the store's answers are in. */
   clearAnswers(format: string): Promise<void>;
   /**
-   * Stores answers; their fragments are views of buffers the preparer reuses once this
-   * resolves (support/utf8-arena.ts), so a store copies what it keeps before then.
+   * Stores answers. Their fragments are views of buffers the preparer reuses once this
+   * resolves (support/utf8-arena.ts): by then a store has read or sent every byte it
+   * needs (SQLite copies a value as it binds it; PostgreSQL's COPY resolves when the
+   * server has taken all of it) and keeps no view.
    */
   putAnswers(format: string, answers: readonly PreparedAnswerRow[]): Promise<void>;
   deleteAnswers(operation: string, keys: readonly string[]): Promise<void>;

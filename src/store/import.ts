@@ -52,8 +52,8 @@ export type ChangedRecords = ReadonlyMap<RecordKind, ReadonlyMap<string, Changed
 /**
  * A record as the import wrote it: its document as the bundle had it (parsed), whose JSON
  * is the stored text. The text itself is not kept: held until the answers are prepared,
- * the documents' 95 MB of strings (the realistic mix) cost the collector 7-9% of the
- * import (docs/performance.md).
+ * the documents' 95 MB of strings (the realistic mix) cost about 5% of the import's time,
+ * in the collector and the memory it took (docs/performance.md, "The eleventh round").
  */
 export interface ChangedRow extends Omit<StoredRow, 'doc'> {
   readonly parsed: StoredDocument<RecordKind>;

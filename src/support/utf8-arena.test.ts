@@ -26,6 +26,22 @@ test('small strings share slabs: far fewer allocations than strings', () => {
   assert.ok(buffers.size <= 2, `${buffers.size} buffers for 10,000 strings`);
 });
 
+test('rewound, it fills the slabs it has again, in order, and takes new ones past them', () => {
+  const arena = new Utf8Arena();
+  const text = (round: number, i: number) => `${round}:${i}:${'ß'.repeat(20_000 + i)}`;
+  const fill = (round: number, count: number) =>
+    Array.from({ length: count }, (_, i) => arena.write(text(round, i)));
+  const first = fill(1, 60); // about 2.4 MB: three slabs
+  const slabs = [...new Set(first.map((view) => view.buffer))];
+  assert.equal(slabs.length, 3);
+  arena.rewind();
+  const second = fill(2, 90); // about 3.6 MB: the three slabs again, then a fourth
+  const after = [...new Set(second.map((view) => view.buffer))];
+  assert.deepEqual(after.slice(0, 3), slabs);
+  assert.equal(after.length, 4);
+  for (const [i, view] of second.entries()) assert.equal(view.toString(), text(2, i), `text ${i}`);
+});
+
 test('rewound, it writes into the slabs it has: the views made before are overwritten', () => {
   const arena = new Utf8Arena();
   const first = arena.write('erste Runde');

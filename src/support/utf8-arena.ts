@@ -14,6 +14,8 @@ export class Utf8Arena {
   write(text: string): Buffer {
     // UTF-8 takes at most 3 bytes per UTF-16 unit (a surrogate pair: 4 for 2).
     const most = text.length * 3;
+    // A text that might take more than a quarter of a slab gets a buffer of its own: a slab
+    // is then always at least three quarters used when the next one is begun.
     if (most > SLAB_BYTES / 4) return Buffer.from(text, 'utf8');
     // `>=`: an empty text, first, needs a slab too.
     if (this.used + most >= SLAB_BYTES) {

@@ -298,9 +298,18 @@ describe('PairWriter', () => {
     });
   }
 
-  test('refuses a binary that would be a part of its own: a prepared answer holds references only', () => {
-    const pair = new PairWriter();
-    pair.binary('daten', 0, new Uint8Array(300_000));
-    assert.throws(() => pair.finish(), /not one text/);
+  test('refuses a binary that would be a part of its own: each layout is one text', () => {
+    const large = new PairWriter();
+    large.binary('daten', 0, new Uint8Array(300_000));
+    assert.throws(() => large.finish(), /neither a reference nor small enough/);
+    const streamed = new PairWriter();
+    streamed.binary('daten', 0, bytesSource(Uint8Array.of(1)));
+    assert.throws(() => streamed.finish(), /neither a reference nor small enough/);
+    const small = new PairWriter();
+    small.binary('daten', 0, Uint8Array.of(0x89, 0x50, 0x4e, 0x47));
+    assert.deepEqual(small.finish(), {
+      compact: '<daten>iVBORw==</daten>',
+      indented: '\n  <daten>iVBORw==</daten>',
+    });
   });
 });

@@ -142,7 +142,10 @@ export class XmlWriter implements MarkupWriter {
 
   /** The markup as one string, for a writer that made no part of its own (every binary a placeholder). */
   finishText(): string {
-    if (this.parts.length > 0) throw new Error('markup with parts of its own is not one text');
+    if (this.parts.length > 0)
+      throw new Error(
+        'a binary that is neither a reference nor small enough to write inline cannot be in one text',
+      );
     return this.text;
   }
 }
