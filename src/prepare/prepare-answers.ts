@@ -39,7 +39,8 @@ const RENDERS_A_TURN = 50;
  * their batch (`release`).
  */
 class TransactionSnapshot implements Snapshot {
-  private readonly records = new Map<string, StoredRecord | undefined>();
+  /** By kind, then id: the records read or known, undefined for one the store does not hold. */
+  private readonly records = new Map<RecordKind, Map<string, StoredRecord | undefined>>();
 
   /**
    * `changed`: what the import wrote or removed, known without reading it back; `idle`:
@@ -52,42 +53,54 @@ class TransactionSnapshot implements Snapshot {
     private readonly idle: () => Promise<void>,
   ) {}
 
+  private of(kind: RecordKind): Map<string, StoredRecord | undefined> {
+    let here = this.records.get(kind);
+    if (!here) {
+      here = new Map();
+      this.records.set(kind, here);
+    }
+    return here;
+  }
+
   /** Reads the records of `kind` with these ids that are not here yet, in one go. */
   async load(kind: RecordKind, ids: Iterable<string>): Promise<void> {
+    const here = this.of(kind);
     const known = this.changed.get(kind);
-    const missing: string[] = [];
-    for (const id of new Set(ids)) {
-      if (this.records.has(`${kind}/${id}`)) continue;
+    const missing = new Set<string>();
+    for (const id of ids) {
+      if (here.has(id) || missing.has(id)) continue;
       if (known?.has(id)) {
         const row = known.get(id);
-        this.records.set(`${kind}/${id}`, row && toRecord(row));
-      } else missing.push(id);
+        here.set(id, row && toRecord(row));
+      } else missing.add(id);
     }
-    if (missing.length === 0) return;
+    if (missing.size === 0) return;
     await this.idle();
-    const rows = await this.tx.rows(kind, missing);
+    const rows = await this.tx.rows(kind, [...missing]);
     for (const id of missing) {
       const row = rows.get(id);
-      this.records.set(`${kind}/${id}`, row && toRecord(row));
+      here.set(id, row && toRecord(row));
     }
   }
 
   release(kind: RecordKind, ids: Iterable<string>): void {
     if (SHARED_KINDS.has(kind)) return;
-    for (const id of ids) this.records.delete(`${kind}/${id}`);
+    const here = this.records.get(kind);
+    for (const id of ids) here?.delete(id);
   }
 
   async get(kind: RecordKind, id: string): Promise<StoredRecord | undefined> {
-    const key = `${kind}/${id}`;
-    if (!this.records.has(key)) await this.load(kind, [id]);
-    return this.records.get(key);
+    const here = this.of(kind);
+    if (!here.has(id)) await this.load(kind, [id]);
+    return here.get(id);
   }
 
   async getMany(kind: RecordKind, ids: readonly string[]): Promise<Map<string, StoredRecord>> {
     await this.load(kind, ids);
+    const here = this.of(kind);
     const found = new Map<string, StoredRecord>();
     for (const id of ids) {
-      const record = this.records.get(`${kind}/${id}`);
+      const record = here.get(id);
       if (record) found.set(id, record);
     }
     return found;
