@@ -140,7 +140,7 @@ export class XmlWriter implements MarkupWriter {
     return this.parts;
   }
 
-  /** The markup as one string, for a writer that made no part of its own (every binary a placeholder). */
+  /** The markup as one string, for a writer that made no part of its own (each binary a placeholder, or small bytes inline). */
   finishText(): string {
     if (this.parts.length > 0)
       throw new Error(
@@ -153,8 +153,8 @@ export class XmlWriter implements MarkupWriter {
 /**
  * Both layouts of one inside at once (an import prepares both): the compact one from
  * depth 0, the indented one a level deeper, as their envelopes have them; each text is
- * escaped once for both. Each layout is one string, binaries being placeholders, which
- * the import encodes into shared buffers (support/utf8-arena.ts) rather than into a
+ * escaped once for both. Each layout is one string (a binary a placeholder, or small bytes
+ * inline), which the import encodes into shared buffers (support/utf8-arena.ts) rather than into a
  * buffer per piece (a fifth of an import's rendering was allocating those).
  */
 export class PairWriter implements MarkupWriter {
