@@ -16,7 +16,7 @@ import { materialize } from '../server/send.ts';
 import type { ServiceContext } from '../service/handlers.ts';
 import { invoke } from '../service/invoke.ts';
 import { STORED_INPUT_BYTES } from '../store/blob-chunks.ts';
-import type { ContentStore, ImportTransaction } from '../store/content-store.ts';
+import type { ContentStore } from '../store/content-store.ts';
 import { importFolder as importWithout } from '../store/import.ts';
 import { answerPreparer } from './prepare-answers.ts';
 import { preparedInside } from './prepared-answer.ts';
@@ -274,21 +274,44 @@ function behaviour(db: TestDatabase): void {
 
 for (const db of DATABASES) describe(db.name, () => behaviour(db));
 
-test('a failed write of answers fails the import with its own error, not that of a statement after it', async () => {
-  // As PostgreSQL does: after one statement of a transaction failed, every later one fails too.
-  let failed = false;
-  const later = async <T>(result?: T): Promise<T | undefined> => {
-    if (failed) throw new Error('current transaction is aborted');
-    return result;
-  };
-  const tx = {
-    ids: () => later(['1']),
-    rows: () => later(new Map()),
-    putAnswers: async () => {
-      failed = true;
-      throw new Error('no space left on device');
-    },
-    deleteAnswers: later,
-  } as unknown as ImportTransaction;
-  await assert.rejects(answerPreparer().prepare(tx, new Map(), true), /no space left on device/);
-});
+for (const threadFromRecords of [Number.POSITIVE_INFINITY, 0]) {
+  const where = threadFromRecords === 0 ? 'on a thread of its own' : "on the import's thread";
+  test(`a failed write of answers fails the import with its own error, not that of a statement after it (rendering ${where})`, async () => {
+    const { store, close } = await DATABASES[0]!.open();
+    try {
+      // As PostgreSQL does: after one statement of a transaction failed, every later one fails too.
+      const own = store.importTransaction.bind(store);
+      store.importTransaction = (work) =>
+        own((tx) => {
+          let failed = false;
+          const failing = new Proxy(tx, {
+            get(target, name) {
+              const method = Reflect.get(target, name) as (...args: unknown[]) => Promise<unknown>;
+              return async (...args: unknown[]) => {
+                if (failed) throw new Error('current transaction is aborted');
+                if (name === 'putAnswers' && (args[1] as unknown[]).length > 0) {
+                  failed = true;
+                  throw new Error('no space left on device');
+                }
+                return method.apply(target, args);
+              };
+            },
+          });
+          return work(failing);
+        });
+      const { json, files } = generation(1);
+      await assert.rejects(
+        importWithout(store, s.bundle(json, files), { answers: answerPreparer({ threadFromRecords }) }),
+        /no space left on device/,
+      );
+      store.importTransaction = own;
+      assert.equal(
+        await store.read((snapshot) => snapshot.get('artikel', '1')),
+        undefined,
+        'nothing imported',
+      );
+    } finally {
+      await close();
+    }
+  });
+}

@@ -5,7 +5,8 @@
  * descriptors the bundle holds open (a descriptor belongs to the process) and opens the
  * others by the same rules; the owner closes the held ones, after close() has stopped it.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../support/worker-thread.ts';
 import type { BundleFile } from './bundle/bundle.ts';
 import type { SourceDescription } from './bundle/bundle-file.ts';
 import { BundleError } from './bundle/validate.ts';
@@ -25,20 +26,6 @@ interface Waiting {
   readonly file: BundleFile;
   resolve(blob: EncodedBlob): void;
   reject(error: Error): void;
-}
-
-/**
- * Built, the worker is a bundle of its own beside dist/cli.mjs (scripts/build.mjs). From
- * source, a worker does not get the TypeScript loader of its parent (Node 20), so it
- * registers tsx itself before it imports the worker's module.
- */
-function startWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./encode-worker.mjs', import.meta.url));
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  const worker = JSON.stringify(new URL('./encode-worker.ts', import.meta.url).href);
-  return new Worker(`import(${tsx}).then(({ register }) => { register(); return import(${worker}); })`, {
-    eval: true,
-  });
 }
 
 export class FileEncoder {
@@ -71,7 +58,7 @@ export class FileEncoder {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    const worker = startWorker();
+    const worker = startWorker(import.meta.url, 'encode-worker');
     worker.on('message', (reply: EncodeReply) => this.settle(reply));
     worker.on('error', (error) => this.fail(error));
     worker.on('exit', (code) => this.fail(new Error(`the file encoding worker stopped (exit code ${code})`)));

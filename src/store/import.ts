@@ -44,33 +44,42 @@ export interface ImportProgress {
 }
 
 /**
- * The records an import added or changed, as it wrote them, and those it removed
- * (undefined), by kind: a preparer learns what changed, and need not read it back.
+ * A record as the import wrote it: its document's JSON as stored (null: removed), and the
+ * document as the bundle had it, parsed, where the import has it.
  */
-export type ChangedRecords = ReadonlyMap<RecordKind, ReadonlyMap<string, ChangedRow | undefined>>;
-
-/**
- * A record as the import wrote it: its document as the bundle had it (parsed), whose JSON
- * is the stored text. The text itself is not kept: held until the answers are prepared,
- * the documents' 95 MB of strings (the realistic mix) cost about 5% of the import's time,
- * in the collector and the memory it took (docs/performance.md, "The eleventh round").
- */
-export interface ChangedRow extends Omit<StoredRow, 'doc'> {
-  readonly parsed: StoredDocument<RecordKind>;
+export interface WrittenRecord extends Omit<StoredRow, 'doc'> {
+  readonly id: string;
+  readonly doc: string | null;
+  readonly parsed?: StoredDocument<RecordKind>;
 }
 
 /**
- * Renders the answers an import prepares (src/prepare/) inside its transaction. An import
- * without one drops every prepared answer it would make stale, so none is ever out of date.
+ * Renders the answers an import prepares (src/prepare/) inside its transaction, told of
+ * each record as it is written. An import without one drops every prepared answer it
+ * would make stale, so none is ever out of date.
  */
 export interface AnswerPreparer {
   /** The format of the answers it prepares; a store's answers of another format are prepared anew. */
   readonly format: string;
   /**
-   * Prepares the answers the `changed` records (added, changed or removed) affect; with
-   * `all`, every answer. Resolves with how many answers it wrote.
+   * Begins preparing the answers the import's records affect (`all`: every answer), for a
+   * bundle of `records` records; the store's prepared answers are of this format already,
+   * or none are left.
    */
-  prepare(tx: ImportTransaction, changed: ChangedRecords, all: boolean): Promise<number>;
+  begin(tx: ImportTransaction, all: boolean, records: number): PreparingAnswers;
+}
+
+export interface PreparingAnswers {
+  /** A batch of a kind's records written, or removed (`doc` null). */
+  wrote(kind: RecordKind, rows: readonly WrittenRecord[]): void;
+  /** Every record of the kind is written and removed: answers that need no other kind may be prepared. */
+  kindDone(kind: RecordKind): Promise<void>;
+  /** Resolves, once every answer asked for is written, with how many were. */
+  finish(): Promise<number>;
+  /** The import failed: stops; resolves with the error of a failed write of answers, if one failed. */
+  abort(): Promise<unknown>;
+  /** Lets go of what it holds (a thread); may be called more than once. */
+  close(): Promise<void>;
 }
 
 export interface ImportOptions {
@@ -189,16 +198,25 @@ export async function importBundle(
   }
 }
 
+/**
+ * The order kinds are written in: what articles show, then the articles, so that their
+ * answers can be prepared while the other kinds (images, newsletters, subscriptions) are
+ * written; then the rest, as RECORD_KINDS lists them.
+ */
+const WRITE_ORDER: readonly RecordKind[] = [
+  ...new Set([...ARTIKEL_REFERENCES.map((r) => r.kind), 'artikel', ...RECORD_KINDS] as const),
+];
+
 /** Writes every kind's records, each batch's files first, and removes what the bundle removes. */
 async function writeKinds(
   tx: ImportTransaction,
   bundle: Bundle,
   files: ImportFiles,
   kinds: Record<RecordKind, KindSummary>,
-  changed: Map<RecordKind, Map<string, ChangedRow | undefined>>,
+  preparing: PreparingAnswers | undefined,
   onRecords: (n: number) => void,
 ): Promise<void> {
-  for (const kind of RECORD_KINDS) {
+  for (const kind of WRITE_ORDER) {
     const list = bundle.records.get(kind) ?? [];
     // Fewer than BATCH_RECORDS when their small files pass BATCH_FILE_BYTES.
     const smallFileBytes = (record: BundleRecord) =>
@@ -211,6 +229,7 @@ async function writeKinds(
         batch.map((r) => r.id),
       );
       const writes: RecordRow[] = [];
+      const written: WrittenRecord[] = [];
       for (const record of batch) {
         const blobId = record.file ? files.blobId(record.file) : null;
         const doc = JSON.stringify(record.doc);
@@ -220,10 +239,11 @@ async function writeKinds(
         else kinds[kind].changed++;
         if (!before || before.doc !== doc || before.blobId !== blobId) {
           writes.push({ id: record.id, doc, blobId, replaces: before !== undefined });
-          changed.get(kind)!.set(record.id, { blobId, size: record.file?.size ?? null, parsed: record.doc });
+          written.push({ id: record.id, doc, blobId, size: record.file?.size ?? null, parsed: record.doc });
         }
       }
       await tx.putRecords(kind, writes);
+      preparing?.wrote(kind, written);
       onRecords(batch.length);
     }
     const keep = new Set(list.map((r) => r.id));
@@ -234,7 +254,11 @@ async function writeKinds(
     const remove = [...(await tx.rows(kind, named)).keys()];
     await tx.deleteRecords(kind, remove);
     kinds[kind].removed += remove.length;
-    for (const id of remove) changed.get(kind)!.set(id, undefined);
+    preparing?.wrote(
+      kind,
+      remove.map((id) => ({ id, doc: null, blobId: null, size: null })),
+    );
+    await preparing?.kindDone(kind);
   }
 }
 
@@ -252,31 +276,39 @@ async function applyBundle(
 
   return store.importTransaction(async (tx) => {
     const kinds = emptySummary();
-    const changed = new Map<RecordKind, Map<string, ChangedRow | undefined>>(
-      RECORD_KINDS.map((kind) => [kind, new Map()]),
-    );
     const onBytes = (n: number) => {
       bytes += n;
       report();
     };
+    const answers = await beginAnswers(tx, options.answers, recordsTotal);
+    let written = 0;
     const files = await ImportFiles.start(tx, bundle, onBytes);
     try {
-      await writeKinds(tx, bundle, files, kinds, changed, (n) => {
-        records += n;
-        report();
-      });
+      try {
+        await writeKinds(tx, bundle, files, kinds, answers.preparing, (n) => {
+          records += n;
+          report();
+        });
+      } finally {
+        // Before the bundle's files are closed (importFolder): nothing reads them any more.
+        await files.close();
+      }
+      await checkReferences(tx, bundle);
+      written = (await answers.preparing?.finish()) ?? 0;
+    } catch (error) {
+      // When a write of answers failed, PostgreSQL refuses every statement after it: its own error says more.
+      throw (await answers.preparing?.abort()) ?? error;
     } finally {
-      // Before the bundle's files are closed (importFolder): nothing reads them any more.
-      await files.close();
+      await answers.preparing?.close();
     }
-    await checkReferences(tx, bundle);
     const t = now();
     await tx.collectBlobs(t, t - (options.blobGraceMs ?? 3_600_000));
     const recordsChanged =
       files.blobsStored > 0 ||
       RECORD_KINDS.some((kind) => kinds[kind].added + kinds[kind].changed + kinds[kind].removed > 0);
-    const answersRedone = await prepareAnswers(tx, options.answers, changed, recordsChanged);
-    // Answers prepared anew are new content too: caches keyed by the version must move on.
+    // Answers prepared anew or dropped (of another format) are new content too.
+    const answersRedone = answers.stale && (answers.before !== '' || written > 0);
+    // Caches keyed by the version must move on.
     const contentChanged = recordsChanged || answersRedone;
     const contentVersion = contentChanged ? await tx.bumpContentVersion() : await tx.contentVersion();
     await tx.recordImportRun({
@@ -297,22 +329,20 @@ async function applyBundle(
 }
 
 /**
- * Brings the prepared answers in line with the records: those the changes affect, or all of
- * them when the store's are of another format. Without a preparer, stale answers are
- * dropped. Says whether answers were prepared or dropped that no record change accounts for.
+ * Prepared answers are brought in line with the records as they are written: those the
+ * changes affect, or all of them when the store's are of another format (dropped first).
+ * Without a preparer, stale answers are dropped.
  */
-async function prepareAnswers(
+async function beginAnswers(
   tx: ImportTransaction,
   preparer: AnswerPreparer | undefined,
-  changed: ChangedRecords,
-  recordsChanged: boolean,
-): Promise<boolean> {
+  records: number,
+): Promise<{ before: string; stale: boolean; preparing: PreparingAnswers | undefined }> {
   const format = preparer?.format ?? '';
   const before = await tx.answersFormat();
   const stale = before !== format;
   if (stale) await tx.clearAnswers(format);
-  const written = preparer && (stale || recordsChanged) ? await preparer.prepare(tx, changed, stale) : 0;
-  return stale && (before !== '' || written > 0);
+  return { before, stale, preparing: preparer?.begin(tx, stale, records) };
 }
 
 /** Reads, validates and imports a bundle folder (see importBundle); hashing reports as it reads. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Utf8Arena } from './utf8-arena.ts';
+import { SLAB_BYTES, SlabPool, Utf8Arena } from './utf8-arena.ts';
 
 const texts = [
   '',
@@ -26,28 +26,27 @@ test('small strings share slabs: far fewer allocations than strings', () => {
   assert.ok(buffers.size <= 2, `${buffers.size} buffers for 10,000 strings`);
 });
 
-test('rewound, it fills the slabs it has again, in order, and takes new ones past them', () => {
-  const arena = new Utf8Arena();
+test('slabs given back are taken again before new ones, and only slabs are kept', () => {
+  const pool = new SlabPool();
   const text = (round: number, i: number) => `${round}:${i}:${'ß'.repeat(20_000 + i)}`;
-  const fill = (round: number, count: number) =>
-    Array.from({ length: count }, (_, i) => arena.write(text(round, i)));
+  const fill = (round: number, count: number) => {
+    const arena = new Utf8Arena(pool);
+    return Array.from({ length: count }, (_, i) => arena.write(text(round, i)));
+  };
   const first = fill(1, 60); // about 2.4 MB: three slabs
-  const slabs = [...new Set(first.map((view) => view.buffer))];
+  const slabs = [...new Set(first.map((view) => view.buffer as ArrayBuffer))];
   assert.equal(slabs.length, 3);
-  arena.rewind();
+  pool.give([...slabs, new ArrayBuffer(100)]);
   const second = fill(2, 90); // about 3.6 MB: the three slabs again, then a fourth
-  const after = [...new Set(second.map((view) => view.buffer))];
-  assert.deepEqual(after.slice(0, 3), slabs);
+  const after = [...new Set(second.map((view) => view.buffer as ArrayBuffer))];
+  assert.deepEqual(new Set(after.slice(0, 3)), new Set(slabs));
   assert.equal(after.length, 4);
+  assert.ok(!after.some((buffer) => buffer.byteLength !== SLAB_BYTES));
   for (const [i, view] of second.entries()) assert.equal(view.toString(), text(2, i), `text ${i}`);
 });
 
-test('rewound, it writes into the slabs it has: the views made before are overwritten', () => {
-  const arena = new Utf8Arena();
-  const first = arena.write('erste Runde');
-  const before = first.buffer;
-  arena.rewind();
-  const second = arena.write('zweite Rund');
-  assert.equal(second.buffer, before);
-  assert.equal(first.toString(), 'zweite Rund');
+test("a long text has a buffer of its own, never a view of Node's shared pool", () => {
+  const view = new Utf8Arena().write('ü'.repeat(90_000));
+  assert.equal(view.byteOffset, 0);
+  assert.equal(view.buffer.byteLength, 180_000);
 });
