@@ -6,7 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { bundleJson, generation, importFolder, pattern, scratch } from '../../test/support/bundles.ts';
+import {
+  bundleJson,
+  generation,
+  importFolder as importWith,
+  pattern,
+  scratch,
+} from '../../test/support/bundles.ts';
 import { DATABASES, type TestDatabase } from '../../test/support/databases.ts';
 import { EXTRAS_BUNDLE, FIXED_NOW, REFERENCE_BUNDLE } from '../../test/support/fixture-server.ts';
 import { isScoopError } from '../contract/errors.ts';
@@ -102,7 +108,10 @@ async function assertSameAsHandlers(store: ContentStore, now = FIXED_NOW): Promi
   return prepared;
 }
 
-function behaviour(db: TestDatabase): void {
+function behaviour(db: TestDatabase, threadFromRecords: number): void {
+  const importFolder = (store: ContentStore, folder: string) =>
+    importWith(store, folder, { answers: answerPreparer({ threadFromRecords }) });
+
   db.test('every prepared answer is what the handler sends, for the reference content', async () => {
     const { store, close } = await db.open();
     try {
@@ -272,11 +281,19 @@ function behaviour(db: TestDatabase): void {
   );
 }
 
-for (const db of DATABASES) describe(db.name, () => behaviour(db));
+/** On the import's own thread (as small bundles are), and on a thread of its own (as large ones are). */
+const RENDERING = [
+  { where: "rendering on the import's thread", threadFromRecords: Number.POSITIVE_INFINITY },
+  { where: 'rendering on a thread of its own', threadFromRecords: 0 },
+];
 
-for (const threadFromRecords of [Number.POSITIVE_INFINITY, 0]) {
-  const where = threadFromRecords === 0 ? 'on a thread of its own' : "on the import's thread";
-  test(`a failed write of answers fails the import with its own error, not that of a statement after it (rendering ${where})`, async () => {
+for (const db of DATABASES) {
+  for (const { where, threadFromRecords } of RENDERING)
+    describe(`${db.name}, ${where}`, () => behaviour(db, threadFromRecords));
+}
+
+for (const { where, threadFromRecords } of RENDERING) {
+  test(`a failed write of answers fails the import with its own error, not that of a statement after it (${where})`, async () => {
     const { store, close } = await DATABASES[0]!.open();
     try {
       // As PostgreSQL does: after one statement of a transaction failed, every later one fails too.

@@ -75,6 +75,8 @@ class Preparing implements PreparingAnswers {
   private inFlight = 0;
   /** The writes of answers, one batch after another, in the order asked. */
   private writing: Promise<void> = Promise.resolve();
+  /** The first write of answers that failed: its error says more than those of the statements after it. */
+  private writeFailure: unknown;
   private written = 0;
 
   constructor(
@@ -126,10 +128,9 @@ class Preparing implements PreparingAnswers {
   async abort(): Promise<unknown> {
     this.queue.length = 0;
     await this.renderer.close();
-    return this.writing.then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    // A write under way finishes first (on PostgreSQL the rollback would wait for it anyway).
+    await this.writing.catch(() => undefined);
+    return this.writeFailure;
   }
 
   async close(): Promise<void> {
@@ -167,10 +168,15 @@ class Preparing implements PreparingAnswers {
       this.writing = this.writing.then(async () => {
         const batch = await rendered;
         const { answers, gone } = batch;
-        await this.tx.putAnswers(ANSWERS_FORMAT, answers);
+        try {
+          await this.tx.putAnswers(ANSWERS_FORMAT, answers);
+          await this.tx.deleteAnswers(name, gone);
+        } catch (error) {
+          this.writeFailure ??= error;
+          throw error;
+        }
         // Every byte is read or sent by now (ImportTransaction.putAnswers).
         this.renderer.recycle(batch);
-        await this.tx.deleteAnswers(name, gone);
         this.written += answers.length;
         this.inFlight--;
         this.pump();

@@ -61,21 +61,25 @@ interface Waiting {
   reject(error: Error): void;
 }
 
+/** The thread starts with the first record or batch sent to it: an import that changes nothing starts none. */
 export class RenderThread {
-  private readonly worker: Worker;
+  private worker: Worker | undefined;
   private nextId = 0;
   private readonly waiting = new Map<number, Waiting>();
   private failure: Error | undefined;
 
-  constructor(private readonly source: RecordSource) {
-    this.worker = startWorker(import.meta.url, 'render-worker', {
-      resourceLimits: { maxYoungGenerationSizeMb: Number(process.env.XYOUNG ?? 0) || undefined },
-    });
-    this.worker.on('message', (message: FromRenderer) => this.received(message));
-    this.worker.on('error', (error) => this.fail(error));
-    this.worker.on('exit', (code) =>
+  constructor(private readonly source: RecordSource) {}
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const worker = startWorker(import.meta.url, 'render-worker');
+    worker.on('message', (message: FromRenderer) => this.received(message));
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', (code) =>
       this.fail(new Error(`the answer rendering worker stopped (exit code ${code})`)),
     );
+    this.worker = worker;
+    return worker;
   }
 
   know(kind: RecordKind, rows: readonly KnownRow[]): void {
@@ -95,17 +99,17 @@ export class RenderThread {
   /** A batch is written: its slabs go back to the worker, for later batches. */
   recycle(batch: RenderedBatch): void {
     const slabs = slabsOf(batch.answers).filter((slab) => slab.byteLength === SLAB_BYTES);
-    if (!this.failure) this.worker.postMessage({ t: 'recycle', slabs } satisfies ToRenderer, slabs);
+    if (!this.failure) this.started().postMessage({ t: 'recycle', slabs } satisfies ToRenderer, slabs);
   }
 
   async close(): Promise<void> {
     this.failure ??= new Error('the answer renderer is closed');
-    await this.worker.terminate();
+    await this.worker?.terminate();
     this.failAll(this.failure);
   }
 
   private post(message: ToRenderer): void {
-    if (!this.failure) this.worker.postMessage(message);
+    if (!this.failure) this.started().postMessage(message);
   }
 
   private received(message: FromRenderer): void {

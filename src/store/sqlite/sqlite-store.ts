@@ -359,7 +359,6 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
   ): Promise<T> {
     const db = this.file === ':memory:' ? this.db : openConnection(this.file, 10_000, !alone).db;
     if (alone) db.pragma(ROLLBACK_SYNC);
-    db.pragma(`cache_size = -${Number(process.env.XCACHE ?? 2000)}`);
     let flusher: FileFlusher | undefined;
     try {
       db.exec('BEGIN IMMEDIATE');
