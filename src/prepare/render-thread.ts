@@ -14,7 +14,7 @@ import { startWorker } from '../support/worker-thread.ts';
 import type { KnownRow, RecordSource, RenderedBatch } from './render-session.ts';
 
 export type ToRenderer =
-  | { readonly t: 'know'; readonly kind: RecordKind; readonly rows: readonly KnownRow[] }
+  | { readonly t: 'know'; readonly kind: RecordKind; readonly rows: RowColumns }
   | {
       readonly t: 'render';
       readonly id: number;
@@ -33,6 +33,35 @@ export type FromRenderer =
     }
   | { readonly t: 'rendered'; readonly id: number; readonly batch: RenderedBatch }
   | { readonly t: 'failed'; readonly id: number; readonly message: string };
+
+/**
+ * Rows as a message carries them, a column each: a structured clone writes an object's
+ * keys with every object, and the worker would make an object of each to read it.
+ */
+export interface RowColumns {
+  readonly ids: readonly string[];
+  readonly docs: ReadonlyArray<string | null>;
+  readonly blobIds: ReadonlyArray<number | null>;
+  readonly sizes: ReadonlyArray<number | null>;
+}
+
+export function toColumns(rows: readonly KnownRow[]): RowColumns {
+  return {
+    ids: rows.map((r) => r.id),
+    docs: rows.map((r) => r.doc),
+    blobIds: rows.map((r) => r.blobId),
+    sizes: rows.map((r) => r.size),
+  };
+}
+
+export function fromColumns({ ids, docs, blobIds, sizes }: RowColumns): KnownRow[] {
+  return ids.map((id, i) => ({
+    id,
+    doc: docs[i] ?? null,
+    blobId: blobIds[i] ?? null,
+    size: sizes[i] ?? null,
+  }));
+}
 
 /** The ArrayBuffers under a batch's answers, each once: handed to the other thread with it. */
 export function slabsOf(answers: readonly PreparedAnswerRow[]): ArrayBuffer[] {
@@ -84,7 +113,7 @@ export class RenderThread {
 
   know(kind: RecordKind, rows: readonly KnownRow[]): void {
     // The worker parses the text: a parsed document would be copied object by object.
-    this.post({ t: 'know', kind, rows: rows.map(({ parsed: _, ...row }) => row) });
+    this.post({ t: 'know', kind, rows: toColumns(rows) });
   }
 
   render(name: OperationName, keys: readonly string[]): Promise<RenderedBatch> {

@@ -6,7 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { RecordKind } from '../contract/documents.ts';
 import { type KnownRow, RenderSession } from './render-session.ts';
-import { type FromRenderer, slabsOf, type ToRenderer } from './render-thread.ts';
+import { type FromRenderer, fromColumns, slabsOf, type ToRenderer } from './render-thread.ts';
 
 const port = parentPort;
 if (!port) throw new Error('render-worker.ts runs as a worker thread (render-thread.ts)');
@@ -27,7 +27,7 @@ const session = new RenderSession({ rows: fetch, all: (kind) => fetch(kind, null
 let rendering = Promise.resolve();
 
 port.on('message', (message: ToRenderer) => {
-  if (message.t === 'know') session.know(message.kind, message.rows);
+  if (message.t === 'know') session.know(message.kind, fromColumns(message.rows));
   else if (message.t === 'recycle') session.recycle(message.slabs);
   else if (message.t === 'rows') {
     fetching.get(message.id)?.(message.rows);
