@@ -54,7 +54,8 @@ export interface RenderedBatch {
 const SHARED_KINDS: ReadonlySet<RecordKind> = new Set(ARTIKEL_REFERENCES.map((r) => r.kind));
 
 function toRecord(row: KnownRow): StoredRecord | undefined {
-  if (row.doc === null) return undefined;
+  const { doc } = row;
+  if (doc === null) return undefined;
   const blob =
     row.blobId === null
       ? undefined
@@ -64,9 +65,19 @@ function toRecord(row: KnownRow): StoredRecord | undefined {
           size: row.size ?? 0,
           source: new BinaryReference(row.blobId, row.size ?? 0),
         };
-  // Parsed once: an article's document is read by the batch's loading, the window and its handler.
-  const parsed = (row.parsed ?? JSON.parse(row.doc)) as StoredRecord['parsed'];
-  return blob ? { doc: row.doc, parsed, blob } : { doc: row.doc, parsed };
+  // Parsed once, when first read (an article's document is read by the batch's loading, the
+  // window and its handler), not when told of: a document parsed just before its answer is
+  // rendered is garbage young, where one parsed as it arrived would outlive the collections
+  // until its batch.
+  let parsed = row.parsed as StoredRecord['parsed'];
+  const record = {
+    doc,
+    get parsed() {
+      parsed ??= JSON.parse(doc) as StoredRecord['parsed'];
+      return parsed;
+    },
+  };
+  return blob ? Object.assign(record, { blob }) : record;
 }
 
 /**
