@@ -23,13 +23,21 @@ import { SlabPool, Utf8Arena } from '../support/utf8-arena.ts';
 import { BinaryReference, splitFragment } from './fragment.ts';
 import { PREPARED, type PreparedOperation } from './prepared-operations.ts';
 
+/** A document's JSON as UTF-8, bytes `start` to `end` of a buffer shared with others. */
+export interface Utf8Slice {
+  readonly bytes: Buffer;
+  readonly start: number;
+  readonly end: number;
+}
+
 /**
- * A record as stored: its document's JSON, or null for one the store does not hold (or no
- * longer: an import removed it); `parsed`, when the host has the document parsed already.
+ * A record as stored: its document's JSON (as text, or as UTF-8 read when first asked
+ * for), or null for one the store does not hold (or no longer: an import removed it);
+ * `parsed`, when the host has the document parsed already.
  */
 export interface KnownRow {
   readonly id: string;
-  readonly doc: string | null;
+  readonly doc: string | Utf8Slice | null;
   readonly blobId: number | null;
   readonly size: number | null;
   readonly parsed?: unknown;
@@ -54,8 +62,8 @@ export interface RenderedBatch {
 const SHARED_KINDS: ReadonlySet<RecordKind> = new Set(ARTIKEL_REFERENCES.map((r) => r.kind));
 
 function toRecord(row: KnownRow): StoredRecord | undefined {
-  const { doc } = row;
-  if (doc === null) return undefined;
+  const source = row.doc;
+  if (source === null) return undefined;
   const blob =
     row.blobId === null
       ? undefined
@@ -65,15 +73,25 @@ function toRecord(row: KnownRow): StoredRecord | undefined {
           size: row.size ?? 0,
           source: new BinaryReference(row.blobId, row.size ?? 0),
         };
-  // Parsed once, when first read (an article's document is read by the batch's loading, the
-  // window and its handler), not when told of: a document parsed just before its answer is
-  // rendered is garbage young, where one parsed as it arrived would outlive the collections
-  // until its batch.
+  // Read and parsed once, when first asked for (an article's document is read by the batch's
+  // loading, the window and its handler), not when told of: a document parsed just before
+  // its answer is rendered is garbage young, where one parsed as it arrived would outlive
+  // the collections until its batch.
+  let text = typeof source === 'string' ? source : undefined;
+  const readText = () => {
+    if (text === undefined) {
+      const { bytes, start, end } = source as Utf8Slice;
+      text = bytes.toString('utf8', start, end);
+    }
+    return text;
+  };
   let parsed = row.parsed as StoredRecord['parsed'];
   const record = {
-    doc,
+    get doc() {
+      return readText();
+    },
     get parsed() {
-      parsed ??= JSON.parse(doc) as StoredRecord['parsed'];
+      parsed ??= JSON.parse(readText()) as StoredRecord['parsed'];
       return parsed;
     },
   };
