@@ -503,6 +503,33 @@ function storeRules(db: TestDatabase): void {
       });
     });
 
+    test('a kind of many records is compared with what was stored: added, changed and unchanged counted among 1,500', async () => {
+      // 1,000 or more records of a kind: the stored ids are listed first, and only those read back.
+      const store = await newStore();
+      const areas = (names: (i: number) => string) =>
+        Array.from({ length: 1_500 }, (_, i) => ({ bereichID: i + 1, name: names(i + 1) }));
+      const first = await importFolder(
+        store,
+        s.bundle(bundleJson({ mode: 'upsert', bereiche: areas((i) => `Bereich ${i}`).slice(0, 1_200) })),
+      );
+      assert.deepEqual(counts(first), { bereiche: k(1_200, 0, 0, 0) });
+      const second = await importFolder(
+        store,
+        s.bundle(
+          bundleJson({
+            mode: 'upsert',
+            bereiche: areas((i) => (i % 100 === 0 ? `Neu ${i}` : `Bereich ${i}`)),
+          }),
+        ),
+      );
+      assert.deepEqual(counts(second), { bereiche: k(300, 12, 1_188, 0) });
+      const stored = (await contents(store)).bereiche;
+      assert.equal(Object.keys(stored).length, 1_500);
+      assert.deepEqual(stored['1100'], { bereichID: 1100, name: 'Neu 1100' });
+      assert.deepEqual(stored['1101'], { bereichID: 1101, name: 'Bereich 1101' });
+      assert.deepEqual(stored['1300'], { bereichID: 1300, name: 'Neu 1300' });
+    });
+
     test('an empty bundle, or one deleting only what is not stored, keeps the content version', async () => {
       const { store } = await storeWithGeneration1();
       const empty = await importFolder(store, upsert({}));

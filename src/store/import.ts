@@ -92,6 +92,8 @@ export interface ImportOptions {
 
 /** Records read, compared and written per round trip (on PostgreSQL, each call is one). */
 const BATCH_RECORDS = 500;
+/** From this many records of a kind in a bundle, its stored ids are listed first (see writeKinds). */
+const LIST_IDS_FROM = 1_000;
 /** Bytes of small files a batch holds, read and encoded, until they are stored (import-files.ts reads up to 32 MiB more ahead). */
 const BATCH_FILE_BYTES = 16 * 1024 * 1024;
 
@@ -221,12 +223,15 @@ async function writeKinds(
     // Fewer than BATCH_RECORDS when their small files pass BATCH_FILE_BYTES.
     const smallFileBytes = (record: BundleRecord) =>
       record.file && record.file.size <= SMALL_FILE_BYTES ? record.file.size : 0;
+    // Many records: only those stored before are read back to compare (none, into an empty
+    // store), as listing the kind's ids tells; a few are looked up whether stored or not.
+    const before = list.length >= LIST_IDS_FROM ? new Set(await tx.ids(kind)) : undefined;
     for (const batch of batches(list, BATCH_RECORDS, BATCH_FILE_BYTES, smallFileBytes)) {
       await turn();
       await files.store(batch);
       const stored = await tx.rows(
         kind,
-        batch.map((r) => r.id),
+        batch.flatMap((r) => (before === undefined || before.has(r.id) ? [r.id] : [])),
       );
       const writes: RecordRow[] = [];
       const written: WrittenRecord[] = [];
