@@ -8,7 +8,7 @@
  */
 import type { Anhang, ArtikelDetails, Bereich, Bild, CityAppBereich, Newsletter } from './types.ts';
 
-/** In the order an import applies them (bundle-format.md). */
+/** The kinds of records (bundle-format.md); an import writes them in an order of its own (store/import.ts). */
 export const RECORD_KINDS = [
   'bereiche',
   'cityAppBereiche',

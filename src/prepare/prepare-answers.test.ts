@@ -24,7 +24,7 @@ import { invoke } from '../service/invoke.ts';
 import { STORED_INPUT_BYTES } from '../store/blob-chunks.ts';
 import type { ContentStore } from '../store/content-store.ts';
 import { importFolder as importWithout } from '../store/import.ts';
-import { answerPreparer } from './prepare-answers.ts';
+import { type AnswerPreparerOptions, answerPreparer } from './prepare-answers.ts';
 import { preparedInside } from './prepared-answer.ts';
 import { ANSWERS_FORMAT, PREPARED } from './prepared-operations.ts';
 
@@ -108,9 +108,9 @@ async function assertSameAsHandlers(store: ContentStore, now = FIXED_NOW): Promi
   return prepared;
 }
 
-function behaviour(db: TestDatabase, threadFromRecords: number): void {
+function behaviour(db: TestDatabase, rendering: AnswerPreparerOptions): void {
   const importFolder = (store: ContentStore, folder: string) =>
-    importWith(store, folder, { answers: answerPreparer({ threadFromRecords }) });
+    importWith(store, folder, { answers: answerPreparer(rendering) });
 
   db.test('every prepared answer is what the handler sends, for the reference content', async () => {
     const { store, close } = await db.open();
@@ -190,13 +190,15 @@ function behaviour(db: TestDatabase, threadFromRecords: number): void {
   });
 
   db.test(
-    'answers of many batches are intact: a batch reuses the buffers of the batch before last only once it is written',
+    "answers of many batches are intact: a batch's buffers serve a later batch only once it is written",
     async () => {
       const { store, close } = await db.open();
       try {
-        // 1,700 areas: four batches (three of 500, one of 200), so each of the preparer's two
-        // arenas is reused. Every 40th name is long: a fragment of 64 KiB or more, which
-        // PostgreSQL's COPY sends as the arena's own memory, and more than a slab a batch.
+        // 1,700 areas: four batches (three of 500, one of 200), whose slabs are given back once
+        // written and fill the next batches (on a thread of its own, one batch at a time ahead
+        // of the writes, so each reuses the slabs of the one before). Every 40th name is long:
+        // a fragment of 64 KiB or more, which PostgreSQL's COPY sends as the slab's own memory,
+        // and more than a slab a batch.
         const bereiche = Array.from({ length: 1_700 }, (_, i) => ({
           bereichID: i + 1,
           name: `Bereich ${i + 1} ${'ä'.repeat(i % 40 === 0 ? 40_000 : i % 50)}`,
@@ -216,6 +218,26 @@ function behaviour(db: TestDatabase, threadFromRecords: number): void {
       }
     },
   );
+
+  db.test('a record the bundle writes and then removes has no prepared answer', async () => {
+    const { store, close } = await db.open();
+    try {
+      const first = generation(1);
+      await importFolder(store, s.bundle(first.json, first.files));
+      const artikel = (first.json.artikel as Array<Record<string, unknown>>)[0]!;
+      const both = bundleJson({
+        mode: 'upsert',
+        artikel: [{ ...artikel, text: '<p>Neu</p>' }],
+        loeschen: { artikel: [1] },
+      });
+      await importFolder(store, s.bundle(both, first.files));
+      assert.equal(await store.read((snapshot) => snapshot.get('artikel', '1')), undefined);
+      assert.equal(await fromPrepared(store, operationNamed('getArtikelDetails'), '1', FIXED_NOW), undefined);
+      await assertSameAsHandlers(store);
+    } finally {
+      await close();
+    }
+  });
 
   db.test("an article's prepared answer is sent only inside its window, and says when it ends", async () => {
     const { store, close } = await db.open();
@@ -282,51 +304,103 @@ function behaviour(db: TestDatabase, threadFromRecords: number): void {
 }
 
 /** On the import's own thread (as small bundles are), and on a thread of its own (as large ones are). */
-const RENDERING = [
-  { where: "rendering on the import's thread", threadFromRecords: Number.POSITIVE_INFINITY },
-  { where: 'rendering on a thread of its own', threadFromRecords: 0 },
+const RENDERING: ReadonlyArray<{ where: string; options: AnswerPreparerOptions }> = [
+  { where: "rendering on the import's thread", options: { threadFromRecords: Number.POSITIVE_INFINITY } },
+  { where: 'rendering on a thread of its own', options: { threadFromRecords: 0, threadAhead: 1 } },
 ];
 
 for (const db of DATABASES) {
-  for (const { where, threadFromRecords } of RENDERING)
-    describe(`${db.name}, ${where}`, () => behaviour(db, threadFromRecords));
+  for (const { where, options } of RENDERING) describe(`${db.name}, ${where}`, () => behaviour(db, options));
 }
 
-for (const { where, threadFromRecords } of RENDERING) {
-  test(`a failed write of answers fails the import with its own error, not that of a statement after it (${where})`, async () => {
+/**
+ * A store whose import fails as PostgreSQL's does: the first statement `failing` names (when
+ * `when` says so) fails with `error`, and every statement after it with "current
+ * transaction is aborted".
+ */
+function failingImports(
+  store: ContentStore,
+  failing: string,
+  error: string,
+  when: (args: unknown[]) => boolean = () => true,
+): () => void {
+  const own = store.importTransaction.bind(store);
+  store.importTransaction = (work) =>
+    own((tx) => {
+      let failed = false;
+      const failingTx = new Proxy(tx, {
+        get(target, name) {
+          const method = Reflect.get(target, name) as (...args: unknown[]) => Promise<unknown>;
+          return async (...args: unknown[]) => {
+            if (failed) throw new Error('current transaction is aborted');
+            if (name === failing && when(args)) {
+              failed = true;
+              throw new Error(error);
+            }
+            return method.apply(target, args);
+          };
+        },
+      });
+      return work(failingTx);
+    });
+  return () => {
+    store.importTransaction = own;
+  };
+}
+
+for (const { where, options } of RENDERING) {
+  const cases = [
+    {
+      what: 'a failed write of answers',
+      failing: 'putAnswers',
+      when: (args: unknown[]) => (args[1] as unknown[]).length > 0,
+    },
+    // Answers are written while records are: the records' failure comes first here.
+    { what: 'a failed write of records', failing: 'putRecords', when: () => true },
+  ];
+  for (const { what, failing, when } of cases) {
+    test(`${what} fails the import with its own error, not that of a statement after it (${where})`, async () => {
+      const { store, close } = await DATABASES[0]!.open();
+      try {
+        const restore = failingImports(store, failing, 'no space left on device', when);
+        const { json, files } = generation(1);
+        await assert.rejects(
+          importWithout(store, s.bundle(json, files), { answers: answerPreparer(options) }),
+          /no space left on device/,
+        );
+        restore();
+        assert.equal(
+          await store.read((snapshot) => snapshot.get('artikel', '1')),
+          undefined,
+          'nothing imported',
+        );
+      } finally {
+        await close();
+      }
+    });
+  }
+
+  test(`a record that cannot be read for an answer fails the import with that error (${where})`, async () => {
     const { store, close } = await DATABASES[0]!.open();
     try {
-      // As PostgreSQL does: after one statement of a transaction failed, every later one fails too.
-      const own = store.importTransaction.bind(store);
-      store.importTransaction = (work) =>
-        own((tx) => {
-          let failed = false;
-          const failing = new Proxy(tx, {
-            get(target, name) {
-              const method = Reflect.get(target, name) as (...args: unknown[]) => Promise<unknown>;
-              return async (...args: unknown[]) => {
-                if (failed) throw new Error('current transaction is aborted');
-                if (name === 'putAnswers' && (args[1] as unknown[]).length > 0) {
-                  failed = true;
-                  throw new Error('no space left on device');
-                }
-                return method.apply(target, args);
-              };
-            },
-          });
-          return work(failing);
-        });
-      const { json, files } = generation(1);
+      const first = generation(1);
+      await importWithout(store, s.bundle(first.json, first.files), { answers: answerPreparer(options) });
+      // The article's area is stored and not in this bundle: rendering the article reads it.
+      const artikel = (first.json.artikel as Array<Record<string, unknown>>)[0]!;
+      const merge = bundleJson({ mode: 'upsert', artikel: [{ ...artikel, text: '<p>Neu</p>' }] });
+      const restore = failingImports(
+        store,
+        'rows',
+        'the disk is gone',
+        (args) => args[0] === 'bereiche' && ((args[1] as unknown[] | undefined)?.length ?? 0) > 0,
+      );
       await assert.rejects(
-        importWithout(store, s.bundle(json, files), { answers: answerPreparer({ threadFromRecords }) }),
-        /no space left on device/,
+        importWithout(store, s.bundle(merge, first.files), { answers: answerPreparer(options) }),
+        /the disk is gone/,
       );
-      store.importTransaction = own;
-      assert.equal(
-        await store.read((snapshot) => snapshot.get('artikel', '1')),
-        undefined,
-        'nothing imported',
-      );
+      restore();
+      const stored = await store.read((snapshot) => snapshot.get('artikel', '1'));
+      assert.notEqual(JSON.parse(stored!.doc).text, '<p>Neu</p>', 'nothing imported');
     } finally {
       await close();
     }

@@ -4,15 +4,15 @@
  * are asked for as soon as what they show is written: an operation's own records batch by
  * batch once the kinds it shows are all written (an article's areas and attachments come
  * before the articles), the rest once its kind is done. A large import renders on a thread
- * of its own (render-thread.ts) while its thread writes; a small one renders on its own
- * thread, a batch ahead of the batch being written.
+ * of its own (render-thread.ts) while the import's thread writes; a small one renders on
+ * the import's thread, a batch ahead of the batch being written.
  */
 import { ARTIKEL_REFERENCES, type RecordKind, type StoredDocument } from '../contract/documents.ts';
 import type { ImportTransaction, StoredRow } from '../store/content-store.ts';
 import type { AnswerPreparer, PreparingAnswers, WrittenRecord } from '../store/import.ts';
 import { ANSWERS_FORMAT, PREPARED, type PreparedOperation } from './prepared-operations.ts';
 import { type KnownRow, type RecordSource, type RenderedBatch, RenderSession } from './render-session.ts';
-import { RenderThread, slabsOf } from './render-thread.ts';
+import { RenderThread, slabsOf, type TextRow } from './render-thread.ts';
 
 /** Keys rendered per batch: their records (and what they show) are read in one go first. */
 const BATCH_KEYS = 500;
@@ -22,7 +22,7 @@ const THREAD_AHEAD = 8;
 const THREAD_MIN_RECORDS = 5_000;
 
 interface Renderer {
-  know(kind: RecordKind, rows: readonly KnownRow[]): void;
+  know(kind: RecordKind, rows: readonly TextRow[]): void;
   render(name: PreparedOperation['name'], keys: readonly string[]): Promise<RenderedBatch>;
   /** The batch is written: its buffers may serve again. */
   recycle(batch: RenderedBatch): void;
@@ -75,8 +75,6 @@ class Preparing implements PreparingAnswers {
   private inFlight = 0;
   /** The writes of answers, one batch after another, in the order asked. */
   private writing: Promise<void> = Promise.resolve();
-  /** The first write of answers that failed: its error says more than those of the statements after it. */
-  private writeFailure: unknown;
   private written = 0;
 
   constructor(
@@ -124,13 +122,12 @@ class Preparing implements PreparingAnswers {
     return this.written;
   }
 
-  /** Stops rendering; resolves with the failure of a write of answers, if one failed. */
-  async abort(): Promise<unknown> {
+  /** Stops rendering; resolves once no write of answers is under way. */
+  async abort(): Promise<void> {
     this.queue.length = 0;
     await this.renderer.close();
     // A write under way finishes first (on PostgreSQL the rollback would wait for it anyway).
     await this.writing.catch(() => undefined);
-    return this.writeFailure;
   }
 
   async close(): Promise<void> {
@@ -168,13 +165,8 @@ class Preparing implements PreparingAnswers {
       this.writing = this.writing.then(async () => {
         const batch = await rendered;
         const { answers, gone } = batch;
-        try {
-          await this.tx.putAnswers(ANSWERS_FORMAT, answers);
-          await this.tx.deleteAnswers(name, gone);
-        } catch (error) {
-          this.writeFailure ??= error;
-          throw error;
-        }
+        await this.tx.putAnswers(ANSWERS_FORMAT, answers);
+        await this.tx.deleteAnswers(name, gone);
         // Every byte is read or sent by now (ImportTransaction.putAnswers).
         this.renderer.recycle(batch);
         this.written += answers.length;
@@ -190,6 +182,8 @@ class Preparing implements PreparingAnswers {
 export interface AnswerPreparerOptions {
   /** Bundles of at least this many records render on a thread of their own (default 5,000). */
   readonly threadFromRecords?: number;
+  /** Batches a thread of its own may render ahead of the writes (default 8). */
+  readonly threadAhead?: number;
 }
 
 export function answerPreparer(options: AnswerPreparerOptions = {}): AnswerPreparer {
@@ -198,7 +192,8 @@ export function answerPreparer(options: AnswerPreparerOptions = {}): AnswerPrepa
     format: ANSWERS_FORMAT,
     begin(tx, all, records) {
       const source = transactionSource(tx);
-      if (records >= threadFrom) return new Preparing(tx, all, new RenderThread(source), THREAD_AHEAD);
+      if (records >= threadFrom)
+        return new Preparing(tx, all, new RenderThread(source), options.threadAhead ?? THREAD_AHEAD);
       const session = new RenderSession(source);
       const local: Renderer = {
         know: (kind, rows) => session.know(kind, rows),

@@ -129,9 +129,13 @@ class KnownSnapshot implements Snapshot {
     const missing = new Set<string>();
     for (const id of ids) if (!here.has(id)) missing.add(id);
     if (missing.size === 0) return;
-    const rows = await this.source.rows(kind, [...missing]);
-    for (const row of rows) here.set(row.id, toRecord(row));
-    for (const id of missing) if (!here.has(id)) here.set(id, undefined);
+    const rows = new Map((await this.source.rows(kind, [...missing])).map((row) => [row.id, row]));
+    // A record told of while the read was under way is newer than what was read.
+    for (const id of missing) {
+      if (here.has(id)) continue;
+      const row = rows.get(id);
+      here.set(id, row && toRecord(row));
+    }
   }
 
   release(kind: RecordKind, ids: Iterable<string>): void {

@@ -49,8 +49,11 @@ export interface RowColumns {
   readonly sizes: ReadonlyArray<number | null>;
 }
 
-export function toColumns(rows: readonly KnownRow[]): RowColumns {
-  const docs = rows.map((r) => (typeof r.doc === 'string' ? r.doc : null));
+/** Rows as the import's thread has them: their documents as text (or removed). */
+export type TextRow = KnownRow & { readonly doc: string | null };
+
+export function toColumns(rows: readonly TextRow[]): RowColumns {
+  const docs = rows.map((r) => r.doc);
   const lengths = docs.map((doc) => (doc === null ? 0 : Buffer.byteLength(doc, 'utf8')));
   // Never a slice of Node's shared pool: the buffer is handed to the worker.
   const text = Buffer.allocUnsafeSlow(lengths.reduce((sum, n) => sum + n, 0));
@@ -128,7 +131,7 @@ export class RenderThread {
     return worker;
   }
 
-  know(kind: RecordKind, rows: readonly KnownRow[]): void {
+  know(kind: RecordKind, rows: readonly TextRow[]): void {
     // The worker parses the text: a parsed document would be copied object by object.
     const columns = toColumns(rows);
     if (!this.failure)
@@ -175,6 +178,8 @@ export class RenderThread {
   }
 
   private fetch(id: number, kind: RecordKind, ids: readonly string[] | null): void {
+    // Stopped (the import failed or is done): the transaction is not read any more.
+    if (this.failure) return;
     const read = ids === null ? this.source.all(kind) : this.source.rows(kind, ids);
     read.then(
       (rows) => this.post({ t: 'rows', id, rows }),

@@ -16,6 +16,7 @@ import type { Bundle, BundleRecord } from './bundle/bundle.ts';
 import { closeBundle, type ReadOptions, readBundle } from './bundle/read-bundle.ts';
 import { BundleError } from './bundle/validate.ts';
 import type { ContentStore, ImportTransaction, RecordRow, StoredRow } from './content-store.ts';
+import { watchFailures } from './first-failure.ts';
 import { ImportFiles, SMALL_FILE_BYTES, turn } from './import-files.ts';
 
 export interface KindSummary {
@@ -76,8 +77,8 @@ export interface PreparingAnswers {
   kindDone(kind: RecordKind): Promise<void>;
   /** Resolves, once every answer asked for is written, with how many were. */
   finish(): Promise<number>;
-  /** The import failed: stops; resolves with the error of a failed write of answers, if one failed. */
-  abort(): Promise<unknown>;
+  /** The import failed: stops rendering and asking; resolves once no write of answers is under way. */
+  abort(): Promise<void>;
   /** Lets go of what it holds (a thread); may be called more than once. */
   close(): Promise<void>;
 }
@@ -225,13 +226,13 @@ async function writeKinds(
       record.file && record.file.size <= SMALL_FILE_BYTES ? record.file.size : 0;
     // Many records: only those stored before are read back to compare (none, into an empty
     // store), as listing the kind's ids tells; a few are looked up whether stored or not.
-    const before = list.length >= LIST_IDS_FROM ? new Set(await tx.ids(kind)) : undefined;
+    const storedIds = list.length >= LIST_IDS_FROM ? new Set(await tx.ids(kind)) : undefined;
     for (const batch of batches(list, BATCH_RECORDS, BATCH_FILE_BYTES, smallFileBytes)) {
       await turn();
       await files.store(batch);
       const stored = await tx.rows(
         kind,
-        batch.flatMap((r) => (before === undefined || before.has(r.id) ? [r.id] : [])),
+        batch.flatMap((r) => (storedIds === undefined || storedIds.has(r.id) ? [r.id] : [])),
       );
       const writes: RecordRow[] = [];
       const written: WrittenRecord[] = [];
@@ -279,16 +280,20 @@ async function applyBundle(
   let bytes = 0;
   const report = () => options.onProgress?.({ records, recordsTotal, bytes, bytesTotal });
 
-  return store.importTransaction(async (tx) => {
+  return store.importTransaction(async (transaction) => {
+    const watched = watchFailures(transaction);
+    const tx = watched.tx;
     const kinds = emptySummary();
     const onBytes = (n: number) => {
       bytes += n;
       report();
     };
-    const answers = await beginAnswers(tx, options.answers, recordsTotal);
+    let answers: Awaited<ReturnType<typeof beginAnswers>> | undefined;
     let written = 0;
-    const files = await ImportFiles.start(tx, bundle, onBytes);
+    let files: ImportFiles | undefined;
     try {
+      answers = await beginAnswers(tx, options.answers, recordsTotal);
+      files = await ImportFiles.start(tx, bundle, onBytes);
       try {
         await writeKinds(tx, bundle, files, kinds, answers.preparing, (n) => {
           records += n;
@@ -301,10 +306,11 @@ async function applyBundle(
       await checkReferences(tx, bundle);
       written = (await answers.preparing?.finish()) ?? 0;
     } catch (error) {
-      // When a write of answers failed, PostgreSQL refuses every statement after it: its own error says more.
-      throw (await answers.preparing?.abort()) ?? error;
+      await answers?.preparing?.abort();
+      // A refusal is the bundle's; otherwise the first statement that failed says more (first-failure.ts).
+      throw error instanceof BundleError ? error : (watched.first()?.error ?? error);
     } finally {
-      await answers.preparing?.close();
+      await answers?.preparing?.close();
     }
     const t = now();
     await tx.collectBlobs(t, t - (options.blobGraceMs ?? 3_600_000));

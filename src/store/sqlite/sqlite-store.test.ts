@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { bundleJson, importFolder, scratch } from '../../../test/support/bundles.ts';
 import { atTheSameInstant } from '../../../test/support/same-instant.ts';
+import { SQLITE_MIGRATIONS } from './migrations.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
 const s = scratch();
@@ -192,4 +193,78 @@ test("the reads of one turn share a read transaction; a token written in the sam
     await other.close();
     await store.close();
   }
+});
+
+test('a file of the fifth schema version keeps its records as they move to a table of rowids (migration 6)', async () => {
+  const file = s.dbPath();
+  mkdirSync(path.dirname(file), { recursive: true });
+  const old = new Database(file);
+  old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+  for (const [i, sql] of SQLITE_MIGRATIONS.slice(0, 5).entries()) {
+    old.exec(sql);
+    old.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(i + 1, 'then');
+  }
+  old.prepare("INSERT INTO blobs (sha256, size, chunk_count, encoding) VALUES ('ab', 3, 1, 'raw')").run();
+  old.prepare('INSERT INTO blob_chunks (blob_id, seq, data) VALUES (1, 0, ?)').run(Buffer.from('abc'));
+  const long = { bereichID: 2, name: 'ä'.repeat(9_000) };
+  const insert = old.prepare('INSERT INTO records (kind, id, doc, blob_id) VALUES (?, ?, ?, ?)');
+  insert.run('bereiche', '1', JSON.stringify({ bereichID: 1, name: 'Rathaus' }), null);
+  insert.run('bereiche', '2', JSON.stringify(long), null);
+  insert.run(
+    'anhaenge',
+    '5',
+    JSON.stringify({
+      anhangID: 5,
+      filename: 'a.txt',
+      name: 'A',
+      beschreibung: 'B',
+      mimetype: 'text/plain',
+      sort: 1,
+    }),
+    1,
+  );
+  old.close();
+
+  const store = new SqliteStore(file);
+  try {
+    const read = await store.read(async (snapshot) => ({
+      all: (await snapshot.all('bereiche')).map(({ id, record }) => [id, JSON.parse(record.doc)]),
+      anhang: await snapshot.get('anhaenge', '5'),
+    }));
+    assert.deepEqual(read.all, [
+      ['1', { bereichID: 1, name: 'Rathaus' }],
+      ['2', long],
+    ]);
+    assert.equal(read.anhang?.blob?.id, 1);
+    // Imported into as before: a record replaced, one added.
+    await importFolder(
+      store,
+      s.bundle(
+        bundleJson({
+          mode: 'upsert',
+          bereiche: [
+            { bereichID: 1, name: 'Neu' },
+            { bereichID: 3, name: 'Drei' },
+          ],
+        }),
+      ),
+    );
+    const names = await store.read(async (snapshot) =>
+      (await snapshot.all('bereiche')).map(({ record }) => JSON.parse(record.doc).name),
+    );
+    assert.deepEqual(names, ['Neu', long.name, 'Drei']);
+  } finally {
+    await store.close();
+  }
+  readOnly(file, (db) => {
+    const schema = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'records'").get() as {
+      sql: string;
+    };
+    assert.doesNotMatch(schema.sql, /WITHOUT ROWID/);
+    const indexes = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' ORDER BY name")
+      .all();
+    assert.deepEqual(indexes, [{ name: 'records_blob' }, { name: 'records_key' }]);
+    assert.deepEqual(db.prepare('PRAGMA foreign_key_check').all(), []);
+  });
 });
