@@ -5,12 +5,11 @@
  * from the import's transaction when it asks, and each batch comes back in slabs that are
  * handed over, not copied.
  */
-import type { Worker } from 'node:worker_threads';
 import type { RecordKind } from '../contract/documents.ts';
 import type { OperationName } from '../contract/operations.ts';
 import type { PreparedAnswerRow } from '../store/content-store.ts';
 import { SLAB_BYTES } from '../support/utf8-arena.ts';
-import { startWorker } from '../support/worker-thread.ts';
+import { WorkerCalls } from '../support/worker-thread.ts';
 import type { KnownRow, RecordSource, RenderedBatch } from './render-session.ts';
 
 export type ToRenderer =
@@ -105,95 +104,54 @@ function asBuffers(batch: RenderedBatch): RenderedBatch {
   };
 }
 
-interface Waiting {
-  resolve(batch: RenderedBatch): void;
-  reject(error: Error): void;
-}
-
 /** The thread starts with the first record or batch sent to it: an import that changes nothing starts none. */
 export class RenderThread {
-  private worker: Worker | undefined;
-  private nextId = 0;
-  private readonly waiting = new Map<number, Waiting>();
-  private failure: Error | undefined;
+  private readonly calls: WorkerCalls<ToRenderer, FromRenderer>;
 
-  constructor(private readonly source: RecordSource) {}
-
-  private started(): Worker {
-    if (this.worker) return this.worker;
-    const worker = startWorker(import.meta.url, 'render-worker');
-    worker.on('message', (message: FromRenderer) => this.received(message));
-    worker.on('error', (error) => this.fail(error));
-    worker.on('exit', (code) =>
-      this.fail(new Error(`the answer rendering worker stopped (exit code ${code})`)),
+  constructor(private readonly source: RecordSource) {
+    this.calls = new WorkerCalls(
+      import.meta.url,
+      'render-worker',
+      'the answer rendering worker',
+      (message) => {
+        if (message.t !== 'fetch') return false;
+        this.fetch(message.id, message.kind, message.ids);
+        return true;
+      },
     );
-    this.worker = worker;
-    return worker;
   }
 
   know(kind: RecordKind, rows: readonly TextRow[]): void {
     // The worker parses the text: a parsed document would be copied object by object.
     const columns = toColumns(rows);
-    if (!this.failure)
-      this.started().postMessage({ t: 'know', kind, rows: columns } satisfies ToRenderer, [
-        columns.text.buffer as ArrayBuffer,
-      ]);
+    this.calls.post({ t: 'know', kind, rows: columns }, [columns.text.buffer as ArrayBuffer]);
   }
 
-  render(name: OperationName, keys: readonly string[]): Promise<RenderedBatch> {
-    if (this.failure) return Promise.reject(this.failure);
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.post({ t: 'render', id, name, keys });
-    });
+  async render(name: OperationName, keys: readonly string[]): Promise<RenderedBatch> {
+    const reply = await this.calls.call((id) => ({ t: 'render', id, name, keys }));
+    if (reply.t === 'rendered') return asBuffers(reply.batch);
+    throw new Error(
+      reply.t === 'failed' ? reply.message : 'the answer rendering worker answered out of turn',
+    );
   }
 
   /** A batch is written: its slabs go back to the worker, for later batches. */
   recycle(batch: RenderedBatch): void {
     const slabs = slabsOf(batch.answers).filter((slab) => slab.byteLength === SLAB_BYTES);
-    if (!this.failure) this.started().postMessage({ t: 'recycle', slabs } satisfies ToRenderer, slabs);
+    this.calls.post({ t: 'recycle', slabs }, slabs);
   }
 
-  async close(): Promise<void> {
-    this.failure ??= new Error('the answer renderer is closed');
-    await this.worker?.terminate();
-    this.failAll(this.failure);
-  }
-
-  private post(message: ToRenderer): void {
-    if (!this.failure) this.started().postMessage(message);
-  }
-
-  private received(message: FromRenderer): void {
-    if (message.t === 'fetch') {
-      this.fetch(message.id, message.kind, message.ids);
-      return;
-    }
-    const waiting = this.waiting.get(message.id);
-    if (!waiting) return;
-    this.waiting.delete(message.id);
-    if (message.t === 'rendered') waiting.resolve(asBuffers(message.batch));
-    else waiting.reject(new Error(message.message));
+  close(): Promise<void> {
+    return this.calls.close();
   }
 
   private fetch(id: number, kind: RecordKind, ids: readonly string[] | null): void {
     // Stopped (the import failed or is done): the transaction is not read any more.
-    if (this.failure) return;
+    if (this.calls.failure) return;
     const read = ids === null ? this.source.all(kind) : this.source.rows(kind, ids);
     read.then(
-      (rows) => this.post({ t: 'rows', id, rows }),
-      (error: unknown) => this.fail(error instanceof Error ? error : new Error(String(error))),
+      (rows) => this.calls.post({ t: 'rows', id, rows }),
+      (error: unknown) => this.calls.fail(error instanceof Error ? error : new Error(String(error))),
     );
-  }
-
-  private fail(error: Error): void {
-    this.failure ??= error;
-    this.failAll(this.failure);
-  }
-
-  private failAll(error: Error): void {
-    for (const waiting of this.waiting.values()) waiting.reject(error);
-    this.waiting.clear();
   }
 }

@@ -1,10 +1,10 @@
 /**
- * Starts a worker thread whose module sits beside the caller's: built, it is a bundle of
- * its own beside dist/cli.mjs (scripts/build.mjs); from source, a worker does not get the
+ * Worker threads whose module sits beside the caller's: built, it is a bundle of its own
+ * beside dist/cli.mjs (scripts/build.mjs); from source, a worker does not get the
  * TypeScript loader of its parent (Node 20), so it registers tsx itself before it imports
  * the worker's module.
  */
-import { Worker } from 'node:worker_threads';
+import { type Transferable, Worker } from 'node:worker_threads';
 
 /** `callerUrl`: the caller's import.meta.url; `name`: the worker module's name, without extension. */
 export function startWorker(callerUrl: string, name: string): Worker {
@@ -14,4 +14,89 @@ export function startWorker(callerUrl: string, name: string): Worker {
   return new Worker(`import(${tsx}).then(({ register }) => { register(); return import(${worker}); })`, {
     eval: true,
   });
+}
+
+interface Waiting<In> {
+  resolve(reply: In): void;
+  reject(error: Error): void;
+}
+
+/**
+ * Calls to a worker thread, each answered by a message naming its id. The thread starts
+ * with the first message sent to it; once it fails or stops (or is closed), every call
+ * waiting is refused with that error, and so is every later one.
+ */
+export class WorkerCalls<Out, In extends { readonly id: number }> {
+  private worker: Worker | undefined;
+  private nextId = 0;
+  private readonly waiting = new Map<number, Waiting<In>>();
+  private failed: Error | undefined;
+
+  /**
+   * `what`: the worker in a sentence ("the file encoding worker"); `other`: takes a message
+   * from the worker that answers no call, and says so (false: it is a reply).
+   */
+  constructor(
+    private readonly callerUrl: string,
+    private readonly name: string,
+    private readonly what: string,
+    private readonly other: (message: In) => boolean = () => false,
+  ) {}
+
+  get failure(): Error | undefined {
+    return this.failed;
+  }
+
+  /** Sends what `request` makes of a new id; resolves with the reply naming it. */
+  call(request: (id: number) => Out, transfer: readonly Transferable[] = []): Promise<In> {
+    if (this.failed) return Promise.reject(this.failed);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.post(request(id), transfer);
+    });
+  }
+
+  /** A message no reply answers (nothing is sent once the worker failed or was closed). */
+  post(message: Out, transfer: readonly Transferable[] = []): void {
+    if (!this.failed) this.started().postMessage(message, transfer);
+  }
+
+  /**
+   * The worker is of no more use: every call is refused with `error`, the first one given.
+   * A worker still running goes on until close() stops it.
+   */
+  fail(error: Error): void {
+    this.failed ??= error;
+    for (const waiting of this.waiting.values()) waiting.reject(this.failed);
+    this.waiting.clear();
+  }
+
+  /** Stops the worker; resolves once it has stopped, when the calls still waiting are refused. */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    // Nothing is sent from now on.
+    this.failed ??= new Error(`${this.what} is closed`);
+    await worker?.terminate();
+    this.fail(this.failed);
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const worker = startWorker(this.callerUrl, this.name);
+    worker.on('message', (message: In) => this.received(message));
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', (code) => this.fail(new Error(`${this.what} stopped (exit code ${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  private received(message: In): void {
+    if (this.other(message)) return;
+    const waiting = this.waiting.get(message.id);
+    if (!waiting) return;
+    this.waiting.delete(message.id);
+    waiting.resolve(message);
+  }
 }
