@@ -24,8 +24,9 @@ export interface BlobReference {
 /** A stored record: its JSON document and, for attachments and images, its blob. */
 export interface StoredRecord<K extends RecordKind = RecordKind> {
   /**
-   * The document as stored (JSON). For an import's own records (prepare/) it is made from
-   * `parsed` when read, each time: read `parsed` through parseDoc, never copy the record.
+   * The document as stored (JSON). For the records an import renders answers from
+   * (prepare/render-session.ts) both it and `parsed` are getters that read the text when
+   * first asked for: read `parsed` through parseDoc, never copy the record.
    */
   readonly doc: string;
   /**
