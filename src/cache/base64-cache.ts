@@ -222,7 +222,10 @@ export class Base64Cache {
    * store's rows are); undefined when there is no file, or it had the wrong length (then
    * it is removed).
    */
-  textNow(source: Base64Source): Buffer | undefined {
+  textNow(
+    source: Base64Source,
+    allocate: (length: number) => Buffer = Buffer.allocUnsafe,
+  ): Buffer | undefined {
     const file = this.folder!.path(nameOf(source.contentId!));
     const length = textLength(source.size);
     let fd: number;
@@ -236,7 +239,7 @@ export class Base64Cache {
     try {
       const info = fstatSync(fd);
       if (info.size !== length) throw removedMisfit(file, info.size, length);
-      const text = Buffer.allocUnsafe(length);
+      const text = allocate(length);
       for (let at = 0; at < length; ) {
         const read = readSync(fd, text, at, length - at, at);
         if (read === 0) throw new Error(`${file} ended at ${at} of ${length} characters`);

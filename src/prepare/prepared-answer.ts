@@ -18,8 +18,8 @@ import { ANSWERS_FORMAT, preparedOperation } from './prepared-operations.ts';
 export interface TextsAtHand {
   /** Whether this binary's text is kept whole (small enough, named by its SHA-256). */
   keepsWhole(source: BinarySource): boolean;
-  /** Its text, if it is at hand now. */
-  textNow(source: BinarySource): Buffer | undefined;
+  /** Its text, if it is at hand now, read into a buffer from `allocate`. */
+  textNow(source: BinarySource, allocate?: (length: number) => Buffer): Buffer | undefined;
   /** Keeps its text, as the store gave it, for the next time. */
   keepText(source: BinarySource, text: Buffer): void;
 }
@@ -27,7 +27,8 @@ export interface TextsAtHand {
 /**
  * The inside of the call's answer in `layout`, or undefined when it has none to send: then
  * its handler answers (an unknown id, an article outside its window, a resized image, a
- * store whose answers are of another format or were never prepared).
+ * store whose answers are of another format or were never prepared). Texts read from
+ * `texts` go into buffers from `allocate`, which may lend them only until the answer is sent.
  */
 export async function preparedInside(
   store: Pick<ContentStore, 'read'>,
@@ -37,6 +38,7 @@ export async function preparedInside(
   now: number,
   expires: (at: number) => void,
   texts?: TextsAtHand,
+  allocate?: (length: number) => Buffer,
 ): Promise<BodyPart[] | undefined> {
   const prepared = preparedOperation(operation.name);
   const key = prepared?.keyOf(args);
@@ -49,7 +51,7 @@ export async function preparedInside(
     if ((visibleFrom !== null && now < visibleFrom) || (visibleUntil !== null && now > visibleUntil))
       return undefined;
     const { markup, blobIds } = splitFragment(answer.fragment);
-    const binaries = blobIds.length === 0 ? [] : await binariesOf(snapshot, blobIds, texts);
+    const binaries = blobIds.length === 0 ? [] : await binariesOf(snapshot, blobIds, texts, allocate);
     if (!binaries) return undefined;
     if (visibleUntil !== null) expires(visibleUntil + 1);
     if (binaries.length === 0) return markup;
@@ -68,13 +70,14 @@ async function binariesOf(
   snapshot: Snapshot,
   blobIds: readonly number[],
   texts: TextsAtHand | undefined,
+  allocate: ((length: number) => Buffer) | undefined,
 ): Promise<BodyPart[] | undefined> {
   const parts: BodyPart[] = [];
   for (const blobId of blobIds) {
     let blob = await snapshot.blob(blobId, texts === undefined);
     if (!blob) return undefined;
     if (texts?.keepsWhole(blob.source)) {
-      const text = blob.base64 ?? texts.textNow(blob.source);
+      const text = blob.base64 ?? texts.textNow(blob.source, allocate);
       if (text) {
         parts.push(text);
         continue;

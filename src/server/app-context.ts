@@ -7,6 +7,7 @@ import type { DecodeSettings } from '../protocol/binding.ts';
 import type { OperationWriter } from '../protocol/serialize.ts';
 import type { ServiceContext } from '../service/handlers.ts';
 import type { ContentStore } from '../store/content-store.ts';
+import type { BufferPool } from '../support/buffer-pool.ts';
 import type { BodyBudget } from './body-budget.ts';
 import type { DescribeRoutes } from './describe-routes.ts';
 import type { RequestLike } from './exchange.ts';
@@ -37,6 +38,8 @@ export interface AppContext {
   readonly service: Omit<ServiceContext, 'expires'>;
   readonly describe: DescribeRoutes;
   readonly base64Cache: Base64Cache | undefined;
+  /** Buffers lent to the texts an answer sends (support/buffer-pool.ts). */
+  readonly textBuffers: BufferPool;
   /** The transport's way of closing a connection whose upload was refused (body.ts). */
   readonly afterRefusedUpload: ((req: RequestLike) => void) | undefined;
   /** Set for graceful shutdown: from then on every answer closes its connection. */

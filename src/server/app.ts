@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { Authenticator } from '../auth/authenticator.ts';
-import type { Base64Cache } from '../cache/base64-cache.ts';
+import { type Base64Cache, WHOLE_TEXT_BYTES } from '../cache/base64-cache.ts';
 import { OPERATIONS, type Operation } from '../contract/operations.ts';
 import { ImageService } from '../images/image-service.ts';
 import type { Metrics } from '../observe/metrics.ts';
@@ -14,6 +14,7 @@ import { createObserver } from '../observe/request-log.ts';
 import { compileOperationWriter, type OperationWriter } from '../protocol/serialize.ts';
 import type { ServiceOptions } from '../service/handlers.ts';
 import type { ContentStore } from '../store/content-store.ts';
+import { BufferPool } from '../support/buffer-pool.ts';
 import type { XmlLimits } from '../xml/reader.ts';
 import type { AppContext } from './app-context.ts';
 import { BodyBudget } from './body-budget.ts';
@@ -78,6 +79,8 @@ export interface AppOptions {
 }
 
 const DEFAULT_RESPONSE_CACHE_BYTES = 16 * 1024 * 1024;
+/** Unused text buffers kept for the next answers: about what 32 answers in flight lend. */
+const TEXT_BUFFERS_KEPT = 8 * 1024 * 1024;
 
 function context(options: AppOptions): AppContext {
   const metrics = options.metrics;
@@ -128,6 +131,7 @@ function context(options: AppOptions): AppContext {
       httpMaxAge: options.httpMaxAge ?? 60,
     }),
     base64Cache: options.base64Cache,
+    textBuffers: new BufferPool(TEXT_BUFFERS_KEPT, WHOLE_TEXT_BYTES),
     afterRefusedUpload: options.afterRefusedUpload,
     draining: false,
   };

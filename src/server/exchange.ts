@@ -7,6 +7,7 @@
 import type { Observation } from '../observe/request-log.ts';
 import type { Binding, Call, HeaderValues, Target, WireRequest } from '../protocol/binding.ts';
 import type { MediaType } from '../protocol/content-type.ts';
+import { type BufferPool, Loans } from '../support/buffer-pool.ts';
 import type { BodyPart } from '../xml/writer.ts';
 import type { Admission } from './rate-limit.ts';
 import type { RequestKey } from './response-cache.ts';
@@ -80,6 +81,7 @@ export class Exchange implements WireRequest {
   /** Set by the stage that writes the answer: the stages after it do not run. */
   answered = false;
   private aborter: AbortController | undefined = undefined;
+  private loans: Loans | undefined = undefined;
 
   constructor(
     readonly req: RequestLike,
@@ -96,6 +98,23 @@ export class Exchange implements WireRequest {
    * Fires when the response closes before it is fully written (the client went away).
    * Made on first use, so an answer that never asks (a cached one) pays nothing for it.
    */
+  /**
+   * Allocates a buffer the answer may hold until it is sent: lent by `pool`, and given back
+   * when the response has been written in full (its 'close' after 'finish').
+   */
+  borrow(pool: BufferPool, length: number): Buffer {
+    if (!this.loans) {
+      const loans = new Loans(pool);
+      this.loans = loans;
+      const { res } = this;
+      res.on('close', () => {
+        if (res.writableFinished) loans.settle();
+        else loans.forfeit();
+      });
+    }
+    return this.loans.borrow(length);
+  }
+
   get signal(): AbortSignal {
     if (!this.aborter) {
       const aborter = new AbortController();

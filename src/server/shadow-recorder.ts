@@ -59,12 +59,13 @@ export class RecordingResponse implements ResponseLike {
       this.body.add(Buffer.from(chunk, 'latin1'));
       return this.res.write(chunk, 'latin1', third ?? (() => undefined));
     }
-    this.body.add(chunk);
+    // A copy: the piece may be a lent buffer, reused once written (support/buffer-pool.ts).
+    this.body.add(Buffer.from(chunk));
     return this.res.write(chunk, typeof second === 'function' ? second : (third ?? (() => undefined)));
   }
 
   end(chunk?: Buffer): unknown {
-    if (chunk) this.body.add(chunk);
+    if (chunk) this.body.add(Buffer.from(chunk));
     return this.res.end(chunk);
   }
 

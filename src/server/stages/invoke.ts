@@ -31,6 +31,7 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
         expiresAt = Math.min(expiresAt, at);
       },
       app.base64Cache?.keepsFiles ? app.base64Cache : undefined,
+      (length) => exchange.borrow(app.textBuffers, length),
     );
     if (inside) {
       exchange.answer = { parts: wrap(writer, inside), headers: undefined, expiresAt };
