@@ -22,7 +22,7 @@ let bundleDir: string;
 before(() => {
   bundleDir = mkdtempSync(path.join(tmpdir(), 'scoop-lent-texts-'));
   mkdirSync(path.join(bundleDir, 'files'));
-  FILES.forEach((bytes, i) => writeFileSync(path.join(bundleDir, 'files', `f${i}.bin`), bytes));
+  for (const [i, bytes] of FILES.entries()) writeFileSync(path.join(bundleDir, 'files', `f${i}.bin`), bytes);
   writeFileSync(
     path.join(bundleDir, 'bundle.json'),
     JSON.stringify({
