@@ -3,7 +3,7 @@ import { Base64Cache } from '../cache/base64-cache.ts';
 import { CacheDirError } from '../cache/bounded-folder.ts';
 import { ImageService } from '../images/image-service.ts';
 import { isoTime, logDestination } from '../observe/log-destination.ts';
-import { createMetrics, type Metrics } from '../observe/metrics.ts';
+import { cacheLookupCounter, createMetrics, type Metrics } from '../observe/metrics.ts';
 import { requestLineWriter } from '../observe/request-line.ts';
 import { answerPreparer } from '../prepare/prepare-answers.ts';
 import {
@@ -132,9 +132,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     serving: true,
     onCreated: (file) => logger.info({ db: file }, 'created a new store'),
     cacheBytes: settings.recordCacheBytes,
-    cacheObserver: {
-      lookup: (result) => metrics.cacheLookups.series('records', result).inc(),
-    },
+    cacheObserver: { lookup: cacheLookupCounter(metrics, 'records') },
     onBackgroundError: (err: unknown) => logger.warn({ err: String(err) }, 'store connection trouble'),
   });
   registerStoreMetrics(metrics, store);
@@ -164,11 +162,9 @@ export async function serveCommand(args: string[]): Promise<number> {
   // Opened in a cluster's primary too, so a bad folder stops the start before any fork.
   let images: ImageService;
   try {
-    const variantHits = metrics.cacheLookups.series('variants', 'hit');
-    const variantMisses = metrics.cacheLookups.series('variants', 'miss');
     images = await ImageService.open(settings.images, {
       onError: (err: unknown) => logger.warn({ err }, 'variant cache file failed; answered without it'),
-      onCacheLookup: (result) => (result === 'hit' ? variantHits : variantMisses).inc(),
+      onCacheLookup: cacheLookupCounter(metrics, 'variants'),
     });
   } catch (error) {
     if (!(error instanceof CacheDirError)) throw error;
@@ -340,14 +336,12 @@ async function openBase64Cache(
   metrics: Metrics,
   logger: Logger,
 ): Promise<Base64Cache | undefined> {
-  const hits = metrics.cacheLookups.series('binaries', 'hit');
-  const misses = metrics.cacheLookups.series('binaries', 'miss');
   const options = {
     dir: settings.dir,
     maxBytes: settings.maxBytes,
     encode: base64Chunks,
     onError: (err: unknown) => logger.warn({ err }, 'base64 cache file failed; answered from the store'),
-    onLookup: (result: 'hit' | 'miss') => (result === 'hit' ? hits : misses).inc(),
+    onLookup: cacheLookupCounter(metrics, 'binaries'),
   };
   try {
     return await Base64Cache.open(options);

@@ -94,3 +94,13 @@ export function createMetrics(): Metrics {
   });
   return metrics;
 }
+
+/**
+ * Counts one cache's lookups by result, its two series found once: finding a series by its
+ * labels joins them into a key on every call.
+ */
+export function cacheLookupCounter(metrics: Metrics, cache: string): (result: 'hit' | 'miss') => void {
+  const hits = metrics.cacheLookups.series(cache, 'hit');
+  const misses = metrics.cacheLookups.series(cache, 'miss');
+  return (result) => (result === 'hit' ? hits : misses).inc();
+}

@@ -8,7 +8,7 @@ import { Authenticator } from '../auth/authenticator.ts';
 import { type Base64Cache, WHOLE_TEXT_BYTES } from '../cache/base64-cache.ts';
 import { OPERATIONS, type Operation } from '../contract/operations.ts';
 import { ImageService } from '../images/image-service.ts';
-import type { Metrics } from '../observe/metrics.ts';
+import { cacheLookupCounter, type Metrics } from '../observe/metrics.ts';
 import type { RequestLine } from '../observe/request-line.ts';
 import { createObserver } from '../observe/request-log.ts';
 import { compileOperationWriter, type OperationWriter } from '../protocol/serialize.ts';
@@ -85,11 +85,7 @@ const TEXT_BUFFERS_KEPT = 8 * 1024 * 1024;
 function context(options: AppOptions): AppContext {
   const metrics = options.metrics;
   const cacheBytes = options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES;
-  const hits = metrics?.cacheLookups.series('answers', 'hit');
-  const misses = metrics?.cacheLookups.series('answers', 'miss');
-  const lookups = metrics && {
-    lookup: (result: 'hit' | 'miss') => (result === 'hit' ? hits : misses)!.inc(),
-  };
+  const lookups = metrics && { lookup: cacheLookupCounter(metrics, 'answers') };
   const now = options.now ?? Date.now;
   return {
     namespace: options.namespace,
