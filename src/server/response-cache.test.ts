@@ -61,17 +61,52 @@ test('an entry holds only its own bytes, not the larger buffer its body is a vie
   assert.equal(cache.get(key('p'), 1, 0)!.body.buffer.byteLength, pooled.length);
 });
 
+/** A miss, as a request makes it: the lookup (counted), then the question whether to keep its answer. */
+function miss(cache: ResponseCache, name: string, bytes: number): boolean {
+  assert.equal(cache.get(key(name), 1, 0), undefined);
+  return cache.admits(key(name), bytes);
+}
+
 test('an answer is kept once its request comes again, small or large', () => {
   const cache = new ResponseCache(1 << 20);
-  for (const name of ['small', 'large']) {
-    assert.equal(cache.admits(key(name)), false, 'asked for once');
-    assert.equal(cache.admits(key(name)), true, 'asked for again');
-    assert.equal(cache.admits(key(name)), false, 'kept since: a later miss starts over');
+  for (const [name, bytes] of [
+    ['small', 100],
+    ['large', 200_000],
+  ] as const) {
+    assert.equal(miss(cache, name, bytes), false, 'asked for once');
+    assert.equal(miss(cache, name, bytes), true, 'asked for again');
   }
-  // A request asked for once is forgotten after 16,384 others: traffic that never repeats keeps nothing.
-  assert.equal(cache.admits(key('rare')), false);
-  for (let i = 0; i < 16_384; i++) cache.admits(key(`other-${i}`));
-  assert.equal(cache.admits(key('rare')), false);
+  // Traffic that never repeats keeps nothing.
+  for (let i = 0; i < 1000; i++) assert.equal(miss(cache, `other-${i}`, 100), false);
+});
+
+test('a full cache keeps a new answer only when its request is asked for more often than those it would evict', () => {
+  const cache = new ResponseCache(64 * 1024);
+  const fill = (name: string, times: number) => {
+    for (let i = 1; i < times; i++) miss(cache, name, 10_000);
+    assert.equal(miss(cache, name, 10_000), true, name);
+    cache.set(key(name), answer(1, 10_000));
+  };
+  for (let i = 0; i < 5; i++) fill(`kept-${i}`, 3);
+  assert.equal(cache.size, 5);
+  // Asked for twice, less than the three times of the oldest entries: they stay.
+  assert.equal(miss(cache, 'twice', 10_000), false);
+  assert.equal(miss(cache, 'twice', 10_000), false);
+  // Asked for a fourth time, it is worth more than the entry it evicts.
+  assert.equal(miss(cache, 'twice', 10_000), false, 'three times: as often, not more');
+  assert.equal(miss(cache, 'twice', 10_000), true);
+  cache.set(key('twice'), answer(1, 10_000));
+  assert.equal(cache.size, 5, 'one in, the oldest out');
+  assert.equal(cache.get(key('kept-0'), 1, 0), undefined);
+  assert.ok(cache.get(key('twice'), 1, 0));
+  // An entry read since it was stored is not weighed against a newcomer: it gets its second chance.
+  for (let i = 1; i < 5; i++) assert.ok(cache.get(key(`kept-${i}`), 1, 0));
+  for (let i = 0; i < 6; i++) miss(cache, 'eager', 10_000);
+  assert.equal(
+    cache.admits(key('eager'), 10_000),
+    false,
+    'nothing unread to evict (one freed slot is not enough)',
+  );
 });
 
 test('an entry read since it was stored gets a second chance before it is evicted', () => {

@@ -11,6 +11,7 @@
 import { randomInt } from 'node:crypto';
 import type { CacheObserver } from '../cache/observer.ts';
 import type { Call } from '../protocol/binding.ts';
+import { FrequencySketch } from './frequency-sketch.ts';
 
 export interface CachedAnswer {
   readonly version: number;
@@ -58,8 +59,8 @@ const ENTRY_BYTES = 2048;
 export const MAX_KEYED_BODY = 16 * 1024;
 /** Larger answers are streamed each time rather than held. */
 export const MAX_CACHED_ANSWER = 4 * 1024 * 1024;
-/** How many requests are remembered as asked for once (admits). */
-const ASKED_ONCE = 16_384;
+/** Entries looked at, oldest first, for room for a new one: an admission's work is bounded. */
+const VICTIMS_SCANNED = 64;
 
 /**
  * A request as the cache knows it: everything an answer depends on. The `Authorization`
@@ -190,7 +191,8 @@ interface Slot {
  */
 export class ResponseCache {
   private readonly buckets = new Map<number | string, Slot[]>();
-  private readonly askedOnce = new Set<number | string>();
+  /** How often each request was asked for lately (admits). */
+  private readonly asked = new FrequencySketch();
   /** Every entry, oldest first. */
   private readonly order = new Set<Slot>();
   private bytes = 0;
@@ -201,9 +203,9 @@ export class ResponseCache {
     private readonly observer?: CacheObserver,
   ) {}
 
-  private static sizeOf(key: RequestKey, answer: CachedAnswer): number {
+  private static sizeOf(key: RequestKey, bodyBytes: number): number {
     const text = key.url.length + key.authorization.length + key.contentType.length + key.soapAction.length;
-    return text * 2 + (key.body?.length ?? 0) + answer.body.length + ENTRY_BYTES;
+    return text * 2 + (key.body?.length ?? 0) + bodyBytes + ENTRY_BYTES;
   }
 
   private find(key: RequestKey): Slot | undefined {
@@ -226,6 +228,7 @@ export class ResponseCache {
    * told of every lookup (each request looks up once).
    */
   get(key: RequestKey, version: number, now: number): CachedAnswer | undefined {
+    this.asked.add(key.hash);
     const slot = this.find(key);
     if (slot !== undefined && (slot.answer.version !== version || now >= slot.answer.expiresAt)) {
       this.remove(slot);
@@ -239,7 +242,7 @@ export class ResponseCache {
   }
 
   set(key: RequestKey, answer: CachedAnswer): void {
-    const size = ResponseCache.sizeOf(key, answer);
+    const size = ResponseCache.sizeOf(key, answer.body.length);
     if (size > this.maxBytes / 4) return;
     const old = this.find(key);
     if (old) this.remove(old);
@@ -268,22 +271,32 @@ export class ResponseCache {
   }
 
   /**
-   * Whether the answer to this request is worth keeping. Traffic that rarely asks for the
-   * same thing twice (many ids, drawn evenly) would otherwise have every answer copied into
-   * one buffer and kept, only to be evicted unread: on the realistic mix that made the
-   * server slower with the cache than without it, and its churn held more memory than the
-   * budget. So an answer is kept only when the same request (by its hash; a collision only
-   * admits early) was asked for among the last ASKED_ONCE requests. Small answers were kept
-   * at once until 2026-11-27: half the mix's answers are small, and copying each cost more
-   * than the few that came again saved (docs/performance.md, "The ninth round").
+   * Whether the answer to this request, of `bodyBytes`, is worth keeping (W-TinyLFU's
+   * admission, without its window: Einziger, Friedman and Manes, "TinyLFU", 2017). Traffic that
+   * rarely asks for the same thing twice (many ids, drawn evenly) would otherwise have every
+   * answer copied into one buffer and kept, only to be evicted unread: on the realistic mix that
+   * made the server slower with the cache than without it, its churn held more memory than the
+   * budget, and each copy was memory outside V8's heap that brings its next major collection
+   * closer. So an answer is kept only when its request was asked for before (`get` counts every
+   * lookup, in a sketch that halves its counts as traffic goes on), and, when the cache is full,
+   * more often than every entry it would evict: the entries that are rarely asked for make room,
+   * the popular ones stay. Until 2026-11-27 an answer was kept at its second request within the
+   * last 16,384, whatever it evicted (docs/performance.md, "The thirteenth round").
    */
-  admits(key: RequestKey): boolean {
-    if (this.askedOnce.delete(key.hash)) return true;
-    this.askedOnce.add(key.hash);
-    if (this.askedOnce.size > ASKED_ONCE) {
-      const [oldest] = this.askedOnce;
-      this.askedOnce.delete(oldest!);
+  admits(key: RequestKey, bodyBytes: number): boolean {
+    const asked = this.asked.estimate(key.hash);
+    if (asked < 2) return false;
+    const need = this.bytes + ResponseCache.sizeOf(key, bodyBytes) - this.maxBytes;
+    if (need <= 0) return true;
+    let freed = 0;
+    let scanned = 0;
+    for (const slot of this.order) {
+      if (freed >= need || scanned++ === VICTIMS_SCANNED) break;
+      // A used entry gets its second chance before anything is evicted (set).
+      if (slot.used) continue;
+      if (this.asked.estimate(slot.key.hash) >= asked) return false;
+      freed += slot.size;
     }
-    return false;
+    return freed >= need;
   }
 }

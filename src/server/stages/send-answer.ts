@@ -31,7 +31,7 @@ async function send(app: AppContext, exchange: Exchange): Promise<void> {
   const { key, res, observation } = exchange;
   const responses = key !== undefined ? app.responses : undefined;
   const length = responses ? bodyLength(parts) : 0;
-  const keep = responses !== undefined && length <= MAX_CACHED_ANSWER && responses.admits(key!);
+  const keep = responses !== undefined && length <= MAX_CACHED_ANSWER && responses.admits(key!, length);
   if (keep) {
     const body = await materialize(parts);
     responses!.set(key!, {

@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { FrequencySketch } from './frequency-sketch.ts';
+
+test('a count is estimated at least as it is, strings and numbers alike, up to 15', () => {
+  const sketch = new FrequencySketch();
+  for (let i = 0; i < 3; i++) sketch.add('/getBereich?bereichID=1');
+  for (let i = 0; i < 7; i++) sketch.add(123_456);
+  for (let i = 0; i < 40; i++) sketch.add(-5);
+  assert.equal(sketch.estimate('/getBereich?bereichID=1'), 3);
+  assert.equal(sketch.estimate(123_456), 7);
+  assert.equal(sketch.estimate(-5), 15, 'capped');
+  assert.equal(sketch.estimate('/getBereich?bereichID=2'), 0);
+});
+
+test('among many keys, collisions seldom lift an estimate', () => {
+  const sketch = new FrequencySketch();
+  for (let i = 0; i < 50_000; i++) sketch.add(`/key/${i}`);
+  let over = 0;
+  for (let i = 0; i < 50_000; i++) {
+    const estimate = sketch.estimate(`/key/${i}`);
+    assert.ok(estimate >= 1, `key ${i}`);
+    if (estimate > 1) over++;
+  }
+  assert.ok(over < 1_000, `${over} of 50,000 estimated above their count`);
+});
+
+test('counts are halved as traffic goes on, so old popularity fades', () => {
+  const sketch = new FrequencySketch();
+  const period = 131_072;
+  for (let i = 0; i < 8; i++) sketch.add('old');
+  for (let i = 0; i < period - 8; i++) sketch.add(i);
+  assert.ok(sketch.estimate('old') <= 4, `halved once: ${sketch.estimate('old')}`);
+  for (let i = 0; i < period * 3; i++) sketch.add(i + 1_000_000);
+  assert.ok(sketch.estimate('old') <= 1, `halved four times: ${sketch.estimate('old')}`);
+});
