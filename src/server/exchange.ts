@@ -95,10 +95,6 @@ export class Exchange implements WireRequest {
   }
 
   /**
-   * Fires when the response closes before it is fully written (the client went away).
-   * Made on first use, so an answer that never asks (a cached one) pays nothing for it.
-   */
-  /**
    * Allocates a buffer the answer may hold until it is sent: lent by `pool`, and given back
    * when the response has been written in full (its 'close' after 'finish').
    */
@@ -115,6 +111,10 @@ export class Exchange implements WireRequest {
     return this.loans.borrow(length);
   }
 
+  /**
+   * Fires when the response closes before it is fully written (the client went away).
+   * Made on first use, so an answer that never asks (a cached one) pays nothing for it.
+   */
   get signal(): AbortSignal {
     if (!this.aborter) {
       const aborter = new AbortController();

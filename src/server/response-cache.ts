@@ -80,6 +80,8 @@ export interface RequestKey {
    * itself (V8 hashes a string natively and keeps the hash with it).
    */
   readonly hash: number | string;
+  /** The request's number in the frequency sketch (admits): the body's hash, or the URL's. */
+  readonly counted: number;
 }
 
 /**
@@ -106,6 +108,13 @@ function hashBytes(bytes: Buffer): number {
   return hash >> 2;
 }
 
+/** FNV-1a over a string's UTF-16 code units, seeded as hashBytes is. */
+function hashText(text: string): number {
+  let hash = SEED ^ text.length;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
+  return hash;
+}
+
 /** The key of a GET, or of a POST with a body of at most MAX_KEYED_BODY bytes; other requests are not cached. */
 export function requestKey(
   method: string,
@@ -127,9 +136,11 @@ export function requestKey(
       soapAction: '',
       body: undefined,
       hash: url,
+      counted: hashText(url),
     };
   }
   if (method !== 'POST' || body === undefined || body.length > MAX_KEYED_BODY) return undefined;
+  const hash = hashBytes(body);
   return {
     method,
     url,
@@ -137,7 +148,8 @@ export function requestKey(
     contentType: headers.contentType ?? '',
     soapAction: headers.soapAction ?? '',
     body,
-    hash: hashBytes(body),
+    hash,
+    counted: hash,
   };
 }
 
@@ -192,16 +204,22 @@ interface Slot {
 export class ResponseCache {
   private readonly buckets = new Map<number | string, Slot[]>();
   /** How often each request was asked for lately (admits). */
-  private readonly asked = new FrequencySketch();
+  private readonly asked: FrequencySketch;
   /** Every entry, oldest first. */
   private readonly order = new Set<Slot>();
-  private bytes = 0;
+  private bytes: number;
 
   /** `observer` is told of every lookup's result (the hit-rate metric). */
   constructor(
     private readonly maxBytes: number,
     private readonly observer?: CacheObserver,
-  ) {}
+  ) {
+    // Eight counters a row for each entry the budget could hold at the least, and its memory
+    // counted in the budget: 256 KiB of the default 16 MiB.
+    const entries = Math.max(1, maxBytes / ENTRY_BYTES);
+    this.asked = new FrequencySketch(Math.min(17, Math.max(6, Math.ceil(Math.log2(entries * 8)))));
+    this.bytes = this.asked.bytes;
+  }
 
   private static sizeOf(key: RequestKey, bodyBytes: number): number {
     const text = key.url.length + key.authorization.length + key.contentType.length + key.soapAction.length;
@@ -228,7 +246,7 @@ export class ResponseCache {
    * told of every lookup (each request looks up once).
    */
   get(key: RequestKey, version: number, now: number): CachedAnswer | undefined {
-    this.asked.add(key.hash);
+    this.asked.add(key.counted);
     const slot = this.find(key);
     if (slot !== undefined && (slot.answer.version !== version || now >= slot.answer.expiresAt)) {
       this.remove(slot);
@@ -243,6 +261,7 @@ export class ResponseCache {
 
   set(key: RequestKey, answer: CachedAnswer): void {
     const size = ResponseCache.sizeOf(key, answer.body.length);
+    // The same bound as admits': an entry of more than a quarter of the budget would flush too much.
     if (size > this.maxBytes / 4) return;
     const old = this.find(key);
     if (old) this.remove(old);
@@ -279,22 +298,30 @@ export class ResponseCache {
    * budget, and each copy was memory outside V8's heap that brings its next major collection
    * closer. So an answer is kept only when its request was asked for before (`get` counts every
    * lookup, in a sketch that halves its counts as traffic goes on), and, when the cache is full,
-   * more often than every entry it would evict: the entries that are rarely asked for make room,
-   * the popular ones stay. Until 2026-11-27 an answer was kept at its second request within the
+   * more often than every entry it would evict (an entry read since it was stored first gets
+   * its second chance, as `set`'s eviction gives it): the entries that are rarely asked for make
+   * room, the popular ones stay. Until 2026-11-27 an answer was kept at its second request within the
    * last 16,384, whatever it evicted (docs/performance.md, "The thirteenth round").
    */
   admits(key: RequestKey, bodyBytes: number): boolean {
-    const asked = this.asked.estimate(key.hash);
+    const size = ResponseCache.sizeOf(key, bodyBytes);
+    if (size > this.maxBytes / 4) return false;
+    const asked = this.asked.estimate(key.counted);
     if (asked < 2) return false;
-    const need = this.bytes + ResponseCache.sizeOf(key, bodyBytes) - this.maxBytes;
+    const need = this.bytes + size - this.maxBytes;
     if (need <= 0) return true;
     let freed = 0;
     let scanned = 0;
     for (const slot of this.order) {
       if (freed >= need || scanned++ === VICTIMS_SCANNED) break;
-      // A used entry gets its second chance before anything is evicted (set).
-      if (slot.used) continue;
-      if (this.asked.estimate(slot.key.hash) >= asked) return false;
+      if (slot.used) {
+        // Its second chance, as set's eviction would give it: moved to the back, unread again.
+        slot.used = false;
+        this.order.delete(slot);
+        this.order.add(slot);
+        continue;
+      }
+      if (this.asked.estimate(slot.key.counted) >= asked) return false;
       freed += slot.size;
     }
     return freed >= need;

@@ -31,22 +31,35 @@ test('small and oversized lengths are allocated, never kept', () => {
   assert.equal(pool.lends(256 * KiB), true);
 });
 
-test('only its own buffers, each once, and no more than its bound are taken back', () => {
-  const pool = new BufferPool(128 * KiB, 256 * KiB);
+test('only its own buffers are taken back, each view once', () => {
+  const pool = new BufferPool(1024 * KiB, 256 * KiB);
   pool.giveBack(Buffer.alloc(64 * KiB));
   assert.equal(pool.kept, 0, 'a buffer it did not lend');
   const lent = pool.borrow(64 * KiB);
   pool.giveBack(lent);
   pool.giveBack(lent);
   assert.equal(pool.kept, 64 * KiB, 'given back twice, kept once');
-  const a = pool.borrow(64 * KiB);
-  const b = pool.borrow(64 * KiB);
-  assert.notEqual(a.buffer, b.buffer, 'two loans at once never share memory');
-  const c = pool.borrow(128 * KiB);
-  pool.giveBack(a);
-  pool.giveBack(b);
-  pool.giveBack(c);
-  assert.equal(pool.kept, 128 * KiB, 'the rest is left to the collector');
+  const again = pool.borrow(50 * KiB);
+  assert.equal(again.buffer, lent.buffer);
+  pool.giveBack(lent);
+  assert.equal(pool.kept, 0, 'a stale view of memory lent again is not taken back');
+  const other = pool.borrow(64 * KiB);
+  assert.notEqual(other.buffer, again.buffer, 'two loans at once never share memory');
+  pool.giveBack(again);
+  assert.equal(pool.kept, 64 * KiB);
+});
+
+test('no more than its bound is kept, nor more than a quarter of it of one size', () => {
+  const pool = new BufferPool(1024 * KiB, 256 * KiB);
+  const lent = (size: number, count: number) => Array.from({ length: count }, () => pool.borrow(size));
+  const sixtyFours = lent(64 * KiB, 5);
+  for (const buffer of sixtyFours) pool.giveBack(buffer);
+  assert.equal(pool.kept, 256 * KiB, 'four of one size, the fifth left to the collector');
+  for (const buffer of [...lent(256 * KiB, 1), ...lent(128 * KiB, 2), ...lent(32 * KiB, 8)])
+    pool.giveBack(buffer);
+  assert.equal(pool.kept, 1024 * KiB);
+  pool.giveBack(pool.borrow(16 * KiB));
+  assert.equal(pool.kept, 1024 * KiB, 'the bound reached');
 });
 
 test("a settled answer's buffers go back; a forfeited one's do not", () => {

@@ -12,12 +12,18 @@
 /** Smaller requests are served from node's own shared pool (Buffer.allocUnsafe), which is cheap. */
 const SMALLEST_CLASS = 8 * 1024;
 
-/** A pool of buffers in power-of-two size classes, keeping at most `maxKeptBytes` unused. */
+/**
+ * A pool of buffers in power-of-two size classes, keeping at most `maxKeptBytes` unused, and
+ * at most a quarter of that of one size.
+ */
 export class BufferPool {
   /** Unused buffers by their size class. */
   private readonly free = new Map<number, ArrayBuffer[]>();
-  /** Buffers lent and not yet given back: only those are taken back, and each once. */
-  private readonly out = new WeakSet<ArrayBuffer>();
+  /**
+   * Each buffer lent and not yet given back, by its memory: only that very view is taken
+   * back, and once, so no buffer can go to two answers at a time.
+   */
+  private readonly out = new WeakMap<ArrayBuffer, Buffer>();
   private keptBytes = 0;
 
   constructor(
@@ -38,14 +44,16 @@ export class BufferPool {
     let whole = this.free.get(size)?.pop();
     if (whole === undefined) whole = new ArrayBuffer(size);
     else this.keptBytes -= size;
-    this.out.add(whole);
-    return Buffer.from(whole, 0, length);
+    const lent = Buffer.from(whole, 0, length);
+    this.out.set(whole, lent);
+    return lent;
   }
 
   /** Takes back a buffer `borrow` lent; nothing may read or write it afterwards. */
   giveBack(lent: Buffer): void {
     const whole = lent.buffer;
-    if (!(whole instanceof ArrayBuffer) || !this.out.delete(whole)) return;
+    if (!(whole instanceof ArrayBuffer) || this.out.get(whole) !== lent) return;
+    this.out.delete(whole);
     const size = whole.byteLength;
     if (this.keptBytes + size > this.maxKeptBytes) return;
     let list = this.free.get(size);
@@ -53,6 +61,8 @@ export class BufferPool {
       list = [];
       this.free.set(size, list);
     }
+    // A quarter of the bound at most for one size: a burst of one size cannot keep the rest out.
+    if ((list.length + 1) * size > this.maxKeptBytes / 4) return;
     list.push(whole);
     this.keptBytes += size;
   }
