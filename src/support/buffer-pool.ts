@@ -14,7 +14,7 @@ const SMALLEST_CLASS = 8 * 1024;
 
 /**
  * A pool of buffers in power-of-two size classes, keeping at most `maxKeptBytes` unused, and
- * at most a quarter of that of one size.
+ * at most half of that of one size.
  */
 export class BufferPool {
   /** Unused buffers by their size class. */
@@ -61,8 +61,9 @@ export class BufferPool {
       list = [];
       this.free.set(size, list);
     }
-    // A quarter of the bound at most for one size: a burst of one size cannot keep the rest out.
-    if ((list.length + 1) * size > this.maxKeptBytes / 4) return;
+    // Half the bound at most for one size: a burst of one size cannot keep the rest out. (A
+    // quarter was too little: 32 answers in flight of the mix lend about 48 texts of 64 KiB.)
+    if ((list.length + 1) * size > this.maxKeptBytes / 2) return;
     list.push(whole);
     this.keptBytes += size;
   }
