@@ -1,8 +1,9 @@
 /**
  * How often each request was asked for lately, in fixed memory: a count-min sketch of small
- * counters (at most 15, as TinyLFU's four bits), halved each time it has counted as many keys as a row has counters, so that
- * what was popular long ago fades (Einziger, Friedman and Manes, "TinyLFU", 2017). An estimate
- * is never below the true count since the last halving, and above it only by collisions.
+ * counters (at most 15, as TinyLFU's four bits), halved each time it has counted as many keys
+ * as a row has counters, so that what was popular long ago fades (Einziger, Friedman and
+ * Manes, "TinyLFU", 2017). An estimate is never below the true count since the last halving
+ * (capped at 15), and above it only by collisions.
  */
 import { randomInt } from 'node:crypto';
 

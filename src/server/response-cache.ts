@@ -300,8 +300,8 @@ export class ResponseCache {
    * lookup, in a sketch that halves its counts as traffic goes on), and, when the cache is full,
    * more often than every entry it would evict (an entry read since it was stored first gets
    * its second chance, as `set`'s eviction gives it): the entries that are rarely asked for make
-   * room, the popular ones stay. Until 2026-11-27 an answer was kept at its second request within the
-   * last 16,384, whatever it evicted (docs/performance.md, "The thirteenth round").
+   * room, the popular ones stay. Until 2026-11-27 an answer was kept at its second request
+   * within the last 16,384, whatever it evicted (docs/performance.md, "The thirteenth round").
    */
   admits(key: RequestKey, bodyBytes: number): boolean {
     const size = ResponseCache.sizeOf(key, bodyBytes);
