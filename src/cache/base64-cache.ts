@@ -22,6 +22,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync, rmSync } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
+import { BufferPool } from '../support/buffer-pool.ts';
 import { BoundedFolder, isMissing, type Temporary } from './bounded-folder.ts';
 
 /**
@@ -85,8 +86,8 @@ const MAX_WHOLE_FILLS = 16;
 const WHOLE_FILL_PAUSE_MS = 60_000;
 /** Bytes read from a file per piece (and the size of each reused buffer). */
 const PIECE_BYTES = 256 * 1024;
-/** Reused buffers kept between answers (4 MiB). */
-const POOL_LIMIT = 16;
+/** Reused buffers kept between answers: 16 of them (4 MiB), half the bound, the most of one size. */
+const POOL_BYTES = 32 * PIECE_BYTES;
 /** A miss's answer waits for its file's writes past this much queued: memory stays bounded on a slow disk. */
 const MAX_UNWRITTEN_BYTES = 8 * 1024 * 1024;
 const CONTENT_ID = /^[0-9a-f]{64}$/;
@@ -166,7 +167,8 @@ class Fill {
 }
 
 export class Base64Cache {
-  private readonly pool: Buffer[] = [];
+  /** Buffers for streamed pieces, each lent until its piece has been written. */
+  private readonly pool = new BufferPool(POOL_BYTES, PIECE_BYTES);
   private readonly filling = new Set<string>();
   private readonly pending = new Set<Promise<void>>();
   private wholeFills = 0;
@@ -388,19 +390,11 @@ export class Base64Cache {
     }
   }
 
-  private borrow(): Buffer {
-    return this.pool.pop() ?? Buffer.allocUnsafeSlow(PIECE_BYTES);
-  }
-
-  private giveBack(buffer: Buffer): void {
-    if (this.pool.length < POOL_LIMIT) this.pool.push(buffer);
-  }
-
   private async *fromFile(handle: FileHandle, length: number): AsyncGenerator<Base64Piece> {
     try {
       let position = 0;
       while (position < length) {
-        const buffer = this.borrow();
+        const buffer = this.pool.borrow(PIECE_BYTES);
         const { bytesRead } = await handle.read(
           buffer,
           0,
@@ -408,7 +402,7 @@ export class Base64Cache {
           position,
         );
         if (bytesRead === 0) {
-          this.giveBack(buffer);
+          this.pool.giveBack(buffer);
           throw new Error(`the cached text ended at ${position} of ${length} characters`);
         }
         position += bytesRead;
@@ -418,7 +412,7 @@ export class Base64Cache {
           release: () => {
             if (!lent) return;
             lent = false;
-            this.giveBack(buffer);
+            this.pool.giveBack(buffer);
           },
         };
       }
