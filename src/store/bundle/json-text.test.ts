@@ -1,7 +1,14 @@
 /** json-text.ts: bundle.json's refusals say where, never what the file holds. */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { invalidUtf8Offset, lineAndColumn, parseJsonText, syntaxErrorIn } from './json-text.ts';
+import { describe, test } from 'node:test';
+import {
+  invalidUtf8Offset,
+  lineAndColumn,
+  parsedByPieces,
+  parseJsonText,
+  syntaxErrorIn,
+} from './json-text.ts';
+import { BundleError } from './validate.ts';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 
@@ -82,4 +89,76 @@ test('a syntax error is refused with line and column, quoting nothing of the fil
 
 test('a byte order mark is skipped, as before', () => {
   assert.deepEqual(parseJsonText(Buffer.from('\ufeff{"a": 1}'), 'bundle.json'), { a: 1 });
+});
+
+describe('parsed member by member (the fast path), the same as JSON.parse of the whole text', () => {
+  const same = (text: string) => {
+    const parsed = parseJsonText(Buffer.from(text), 'bundle.json');
+    const expected = JSON.parse(text.replace(/^\ufeff/, '')) as unknown;
+    // Taken by the fast path, not the whole text's.
+    assert.equal(JSON.stringify(parsedByPieces(Buffer.from(text))), JSON.stringify(expected));
+    assert.deepEqual(parsed, expected);
+    // Key order and own properties too (deepEqual ignores order).
+    assert.equal(JSON.stringify(parsed), JSON.stringify(expected));
+  };
+
+  test('escaped quotes, runs of backslashes, brackets and non-ASCII inside strings', () => {
+    same('{"a": ["x\\"]y", "\\\\", "\\\\\\"", "[{]}", "Köln ✓ 😀"], "b\\"c": {"d": ["]"]}}');
+    same('{ "artikel" : [ {"text": "\\\\\\\\"}, 1, -2.5e3, true, false, null, [], {}, [[1], {"x": []}] ] }');
+  });
+
+  test('a repeated name keeps its first place and its last value; __proto__ is an own property', () => {
+    same('{"a": 1, "b": [2], "a": [3]}');
+    const parsed = parseJsonText(Buffer.from('{"__proto__": {"polluted": true}, "x": []}'), 'bundle.json');
+    assert.equal(Object.getPrototypeOf(parsed), Object.prototype);
+    assert.deepEqual(Object.keys(parsed as object), ['__proto__', 'x']);
+    assert.equal(({} as { polluted?: boolean }).polluted, undefined);
+  });
+
+  test('empty objects and arrays, white space anywhere, a byte order mark', () => {
+    same('{}');
+    same(' \n\t{ } \r\n');
+    same('\ufeff{"a":[ ]}');
+    same('{"a":[],"b":{},"c":""}');
+  });
+
+  test('a text that is not an object is parsed whole, as before', () => {
+    assert.deepEqual(parseJsonText(Buffer.from('[1, {"a": 2}]'), 'bundle.json'), [1, { a: 2 }]);
+    assert.equal(parseJsonText(Buffer.from(' "x" '), 'bundle.json'), 'x');
+  });
+
+  test('every malformed text is refused with the whole text’s message (seeded mutations)', () => {
+    const base =
+      '{"format": "scoop-bundle/1", "bereiche": [{"bereichID": 1, "name": "A\\"b\\\\"}, {"bereichID": 2, "name": "Ö"}], "artikel": [[1, 2], {"t": "[}"}]}';
+    let seed = 17;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const pieces = ['', ',', ']', '}', '[', '{', '"', '\\', ':', ' ', '1', 'x'];
+    for (let round = 0; round < 3000; round++) {
+      const at = next(base.length);
+      const cut = next(3);
+      const text = base.slice(0, at) + pieces[next(pieces.length)]! + base.slice(at + cut);
+      let expected: unknown;
+      try {
+        expected = JSON.parse(text);
+      } catch {
+        assert.throws(() => parseJsonText(Buffer.from(text), 'bundle.json'), BundleError, text);
+        continue;
+      }
+      assert.equal(
+        JSON.stringify(parseJsonText(Buffer.from(text), 'bundle.json')),
+        JSON.stringify(expected),
+        text,
+      );
+    }
+  });
+
+  test('a syntax error inside an element still names its line and column', () => {
+    assert.throws(() => parseJsonText(Buffer.from('{"a": [1,\n  {"b": tru}]}'), 'bundle.json'), {
+      message:
+        'bundle.json: is not valid JSON: an unexpected character (a value expected) at line 2, column 9',
+    });
+  });
 });

@@ -3,6 +3,7 @@
  * and what, but never quotes the file: its bytes may be anything (JSON.parse's own
  * messages quote the text around the error).
  */
+import { isUtf8 } from 'node:buffer';
 import { BundleError } from './validate.ts';
 
 /** RFC 8259 §8.1: JSON text is UTF-8; invalid bytes are refused, not replaced. */
@@ -154,8 +155,135 @@ export function lineAndColumn(text: string, index: number): { line: number; colu
   return { line, column };
 }
 
+const NOT_PARSED: unique symbol = Symbol('not parsed');
+type Parsed = unknown | typeof NOT_PARSED;
+
+function isSpace(byte: number | undefined): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+function skipSpace(bytes: Buffer, from: number): number {
+  let i = from;
+  while (isSpace(bytes[i])) i++;
+  return i;
+}
+
+/** The index after the string literal whose quote is at `start`, or -1. */
+function stringEnd(bytes: Buffer, start: number): number {
+  for (let from = start + 1; ; ) {
+    const quote = bytes.indexOf(0x22, from);
+    if (quote === -1) return -1;
+    let before = quote - 1;
+    while (bytes[before] === 0x5c) before--;
+    // An even run of backslashes escapes itself, not the quote.
+    if ((quote - 1 - before) % 2 === 0) return quote + 1;
+    from = quote + 1;
+  }
+}
+
+/** Where the value starting at `start` ends: only its extent; JSON.parse judges the bytes. -1 when it does not end. */
+function valueEnd(bytes: Buffer, start: number): number {
+  const first = bytes[start];
+  if (first === 0x22) return stringEnd(bytes, start);
+  if (first === 0x7b || first === 0x5b) {
+    let depth = 0;
+    for (let i = start; i < bytes.length; ) {
+      const byte = bytes[i]!;
+      if (byte === 0x22) {
+        i = stringEnd(bytes, i);
+        if (i === -1) return -1;
+        continue;
+      }
+      if (byte === 0x7b || byte === 0x5b) depth++;
+      else if ((byte === 0x7d || byte === 0x5d) && --depth === 0) return i + 1;
+      i++;
+    }
+    return -1;
+  }
+  let i = start;
+  for (let byte = bytes[i]; byte !== undefined; byte = bytes[++i]) {
+    if (byte === 0x2c || byte === 0x7d || byte === 0x5d || isSpace(byte)) break;
+  }
+  return i;
+}
+
+function parsedPiece(bytes: Buffer, start: number, end: number): Parsed {
+  try {
+    return JSON.parse(bytes.toString('utf8', start, end));
+  } catch {
+    return NOT_PARSED;
+  }
+}
+
+/** The array whose `[` is at `start`, each element parsed alone; undefined when anything is amiss. */
+function arrayAt(bytes: Buffer, start: number): { value: unknown[]; end: number } | undefined {
+  const items: unknown[] = [];
+  let i = skipSpace(bytes, start + 1);
+  if (bytes[i] === 0x5d) return { value: items, end: i + 1 };
+  for (;;) {
+    const end = valueEnd(bytes, i);
+    if (end <= i) return undefined;
+    const item = parsedPiece(bytes, i, end);
+    if (item === NOT_PARSED) return undefined;
+    items.push(item);
+    i = skipSpace(bytes, end);
+    if (bytes[i] === 0x2c) i = skipSpace(bytes, i + 1);
+    else if (bytes[i] === 0x5d) return { value: items, end: i + 1 };
+    else return undefined;
+  }
+}
+
+/**
+ * A JSON object parsed member by member, and each array member element by element, from
+ * the bytes: each piece is decoded into a string of its own, most of them one byte a
+ * character and short-lived, where the whole file decoded at once is one string of two
+ * bytes a character (a bundle with any non-ASCII text), twice its size in fresh memory
+ * (docs/performance.md, "The fourteenth round"). Only the pieces' extents are found here;
+ * JSON.parse judges each piece. NOT_PARSED when anything is amiss (the caller parses the
+ * whole text, which finds and reports the error); the bytes must be valid UTF-8.
+ */
+export function parsedByPieces(bytes: Buffer): Parsed {
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  let i = skipSpace(bytes, bom);
+  if (bytes[i] !== 0x7b) return NOT_PARSED;
+  const result: Record<string, unknown> = {};
+  i = skipSpace(bytes, i + 1);
+  if (bytes[i] === 0x7d) return skipSpace(bytes, i + 1) === bytes.length ? result : NOT_PARSED;
+  for (;;) {
+    if (bytes[i] !== 0x22) return NOT_PARSED;
+    const nameEnd = stringEnd(bytes, i);
+    const name = nameEnd === -1 ? NOT_PARSED : parsedPiece(bytes, i, nameEnd);
+    if (typeof name !== 'string') return NOT_PARSED;
+    i = skipSpace(bytes, nameEnd);
+    if (bytes[i] !== 0x3a) return NOT_PARSED;
+    i = skipSpace(bytes, i + 1);
+    let value: Parsed;
+    let end: number;
+    if (bytes[i] === 0x5b) {
+      const array = arrayAt(bytes, i);
+      if (!array) return NOT_PARSED;
+      ({ value, end } = array);
+    } else {
+      end = valueEnd(bytes, i);
+      value = end <= i ? NOT_PARSED : parsedPiece(bytes, i, end);
+      if (value === NOT_PARSED) return NOT_PARSED;
+    }
+    // As JSON.parse: an own property even for `__proto__`, the last of a repeated name winning.
+    Object.defineProperty(result, name, { value, writable: true, enumerable: true, configurable: true });
+    i = skipSpace(bytes, end);
+    if (bytes[i] === 0x2c) i = skipSpace(bytes, i + 1);
+    else if (bytes[i] === 0x7d) return skipSpace(bytes, i + 1) === bytes.length ? result : NOT_PARSED;
+    else return NOT_PARSED;
+  }
+}
+
 /** Decodes and parses bundle.json; refusals name `where`, an offset or a line and column. */
 export function parseJsonText(bytes: Uint8Array, where: string): unknown {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (isUtf8(buffer)) {
+    const parsed = parsedByPieces(buffer);
+    if (parsed !== NOT_PARSED) return parsed;
+  }
   let text: string;
   try {
     text = STRICT_UTF8.decode(bytes);
