@@ -96,7 +96,9 @@ describe('parsed member by member (the fast path), the same as JSON.parse of the
     const parsed = parseJsonText(Buffer.from(text), 'bundle.json');
     const expected = JSON.parse(text.replace(/^\ufeff/, '')) as unknown;
     // Taken by the fast path, not the whole text's.
-    assert.equal(JSON.stringify(parsedByPieces(Buffer.from(text))), JSON.stringify(expected));
+    const fast = parsedByPieces(Buffer.from(text));
+    assert.ok(fast, 'parsed member by member');
+    assert.equal(JSON.stringify(fast.value), JSON.stringify(expected));
     assert.deepEqual(parsed, expected);
     // Key order and own properties too (deepEqual ignores order).
     assert.equal(JSON.stringify(parsed), JSON.stringify(expected));
@@ -112,7 +114,6 @@ describe('parsed member by member (the fast path), the same as JSON.parse of the
     const parsed = parseJsonText(Buffer.from('{"__proto__": {"polluted": true}, "x": []}'), 'bundle.json');
     assert.equal(Object.getPrototypeOf(parsed), Object.prototype);
     assert.deepEqual(Object.keys(parsed as object), ['__proto__', 'x']);
-    assert.equal(({} as { polluted?: boolean }).polluted, undefined);
   });
 
   test('empty objects and arrays, white space anywhere, a byte order mark', () => {
@@ -127,7 +128,7 @@ describe('parsed member by member (the fast path), the same as JSON.parse of the
     assert.equal(parseJsonText(Buffer.from(' "x" '), 'bundle.json'), 'x');
   });
 
-  test('every malformed text is refused with the whole text’s message (seeded mutations)', () => {
+  test('seeded mutations: refused exactly when JSON.parse refuses, else the same value', () => {
     const base =
       '{"format": "scoop-bundle/1", "bereiche": [{"bereichID": 1, "name": "A\\"b\\\\"}, {"bereichID": 2, "name": "Ö"}], "artikel": [[1, 2], {"t": "[}"}]}';
     let seed = 17;
@@ -135,7 +136,26 @@ describe('parsed member by member (the fast path), the same as JSON.parse of the
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
       return seed % n;
     };
-    const pieces = ['', ',', ']', '}', '[', '{', '"', '\\', ':', ' ', '1', 'x'];
+    const pieces = [
+      '',
+      ',',
+      ']',
+      '}',
+      '[',
+      '{',
+      '"',
+      '\\',
+      ':',
+      ' ',
+      '1',
+      'x',
+      '\t',
+      '\n',
+      '\u000b',
+      '\f',
+      '\u00a0',
+      '\ufeff',
+    ];
     for (let round = 0; round < 3000; round++) {
       const at = next(base.length);
       const cut = next(3);

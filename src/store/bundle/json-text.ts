@@ -155,8 +155,8 @@ export function lineAndColumn(text: string, index: number): { line: number; colu
   return { line, column };
 }
 
-const NOT_PARSED: unique symbol = Symbol('not parsed');
-type Parsed = unknown | typeof NOT_PARSED;
+/** A piece's value; undefined when it is not valid JSON alone. */
+type Parsed = { readonly value: unknown } | undefined;
 
 function isSpace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
@@ -209,9 +209,9 @@ function valueEnd(bytes: Buffer, start: number): number {
 
 function parsedPiece(bytes: Buffer, start: number, end: number): Parsed {
   try {
-    return JSON.parse(bytes.toString('utf8', start, end));
+    return { value: JSON.parse(bytes.toString('utf8', start, end)) };
   } catch {
-    return NOT_PARSED;
+    return undefined;
   }
 }
 
@@ -224,8 +224,8 @@ function arrayAt(bytes: Buffer, start: number): { value: unknown[]; end: number 
     const end = valueEnd(bytes, i);
     if (end <= i) return undefined;
     const item = parsedPiece(bytes, i, end);
-    if (item === NOT_PARSED) return undefined;
-    items.push(item);
+    if (!item) return undefined;
+    items.push(item.value);
     i = skipSpace(bytes, end);
     if (bytes[i] === 0x2c) i = skipSpace(bytes, i + 1);
     else if (bytes[i] === 0x5d) return { value: items, end: i + 1 };
@@ -239,41 +239,44 @@ function arrayAt(bytes: Buffer, start: number): { value: unknown[]; end: number 
  * character and short-lived, where the whole file decoded at once is one string of two
  * bytes a character (a bundle with any non-ASCII text), twice its size in fresh memory
  * (docs/performance.md, "The fourteenth round"). Only the pieces' extents are found here;
- * JSON.parse judges each piece. NOT_PARSED when anything is amiss (the caller parses the
- * whole text, which finds and reports the error); the bytes must be valid UTF-8.
+ * JSON.parse judges each piece. Undefined when anything is amiss (the caller parses the
+ * whole text, which finds and reports the error); the bytes must be valid UTF-8. Exported
+ * for its tests.
  */
 export function parsedByPieces(bytes: Buffer): Parsed {
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   let i = skipSpace(bytes, bom);
-  if (bytes[i] !== 0x7b) return NOT_PARSED;
+  if (bytes[i] !== 0x7b) return undefined;
   const result: Record<string, unknown> = {};
   i = skipSpace(bytes, i + 1);
-  if (bytes[i] === 0x7d) return skipSpace(bytes, i + 1) === bytes.length ? result : NOT_PARSED;
+  if (bytes[i] === 0x7d) return skipSpace(bytes, i + 1) === bytes.length ? { value: result } : undefined;
   for (;;) {
-    if (bytes[i] !== 0x22) return NOT_PARSED;
+    if (bytes[i] !== 0x22) return undefined;
     const nameEnd = stringEnd(bytes, i);
-    const name = nameEnd === -1 ? NOT_PARSED : parsedPiece(bytes, i, nameEnd);
-    if (typeof name !== 'string') return NOT_PARSED;
+    const name = nameEnd === -1 ? undefined : parsedPiece(bytes, i, nameEnd)?.value;
+    if (typeof name !== 'string') return undefined;
     i = skipSpace(bytes, nameEnd);
-    if (bytes[i] !== 0x3a) return NOT_PARSED;
+    if (bytes[i] !== 0x3a) return undefined;
     i = skipSpace(bytes, i + 1);
-    let value: Parsed;
+    let value: unknown;
     let end: number;
     if (bytes[i] === 0x5b) {
       const array = arrayAt(bytes, i);
-      if (!array) return NOT_PARSED;
+      if (!array) return undefined;
       ({ value, end } = array);
     } else {
       end = valueEnd(bytes, i);
-      value = end <= i ? NOT_PARSED : parsedPiece(bytes, i, end);
-      if (value === NOT_PARSED) return NOT_PARSED;
+      const piece = end <= i ? undefined : parsedPiece(bytes, i, end);
+      if (!piece) return undefined;
+      value = piece.value;
     }
     // As JSON.parse: an own property even for `__proto__`, the last of a repeated name winning.
     Object.defineProperty(result, name, { value, writable: true, enumerable: true, configurable: true });
     i = skipSpace(bytes, end);
     if (bytes[i] === 0x2c) i = skipSpace(bytes, i + 1);
-    else if (bytes[i] === 0x7d) return skipSpace(bytes, i + 1) === bytes.length ? result : NOT_PARSED;
-    else return NOT_PARSED;
+    else if (bytes[i] === 0x7d)
+      return skipSpace(bytes, i + 1) === bytes.length ? { value: result } : undefined;
+    else return undefined;
   }
 }
 
@@ -282,7 +285,7 @@ export function parseJsonText(bytes: Uint8Array, where: string): unknown {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (isUtf8(buffer)) {
     const parsed = parsedByPieces(buffer);
-    if (parsed !== NOT_PARSED) return parsed;
+    if (parsed) return parsed.value;
   }
   let text: string;
   try {
