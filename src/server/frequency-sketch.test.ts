@@ -34,7 +34,10 @@ test('counts are halved as traffic goes on, so old popularity fades', () => {
   const old = hashed(-1);
   for (let i = 0; i < 8; i++) sketch.add(old);
   for (let i = 0; i < period - 8; i++) sketch.add(hashed(i));
-  assert.ok(sketch.estimate(old) <= 4, `halved once: ${sketch.estimate(old)}`);
+  // 8 halved is 4; in each row about one other key of the period shares the counter (the
+  // seeds are drawn per process), so 5 is possible: all four rows sharing with 4 or more
+  // keys, as 6 would need, happens about once in 10 million runs (4 itself failed 1 in 200).
+  assert.ok(sketch.estimate(old) <= 5, `halved once: ${sketch.estimate(old)}`);
   for (let i = 0; i < period * 3; i++) sketch.add(hashed(i + 1_000_000));
-  assert.ok(sketch.estimate(old) <= 1, `halved four times: ${sketch.estimate(old)}`);
+  assert.ok(sketch.estimate(old) <= 2, `halved four times: ${sketch.estimate(old)}`);
 });
