@@ -92,6 +92,12 @@ export async function runMix(
       // The answer cache off first: the runs with it on end with imports (after-import.ts).
       for (const cache of ['off', 'on'] as const) {
         const ours = await startScoop({ db: store.location, env: { ...CACHE_ENV[cache], ...folders } });
+        const filledMs = await packFilled(ours);
+        notes.push(
+          filledMs === undefined
+            ? `mix, ${storeName}, cache ${cache}: the answer pack was not filled within ${PACK_WAIT_MS / 1000} s; measured anyway`
+            : `mix, ${storeName}, cache ${cache}: the answer pack filled ${(filledMs / 1000).toFixed(1)} s after the start; the rounds begin then (the rate while it fills: the curve after an import)`,
+        );
         const sampler = new RssSampler(ours.pid, 100);
         const runs = new Map<Distribution, { ours: WrkResult[]; ceiling: WrkResult[]; gc: GcOfRun[] }>();
         for (let round = 0; round < options.rounds; round++) {
@@ -160,6 +166,25 @@ export async function runMix(
     curves,
     serverEnv: SERVE_ENV,
   };
+}
+
+const PACK_WAIT_MS = 180_000;
+
+/**
+ * Waits until the server's answer pack holds every prepared answer (its admin listener's
+ * scoop_answer_pack_filled_version), so the rounds measure the steady state; ms waited, or
+ * undefined when it did not fill in time (or the server has no admin listener).
+ */
+async function packFilled(server: Child): Promise<number | undefined> {
+  if (!server.adminUrl) return undefined;
+  const started = Date.now();
+  while (Date.now() - started < PACK_WAIT_MS) {
+    const metrics = await (await fetch(`${server.adminUrl}/metrics`)).text();
+    const filled = /^scoop_answer_pack_filled_version (\d+)/m.exec(metrics);
+    if (filled && Number(filled[1]) > 0) return Date.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return undefined;
 }
 
 /**

@@ -5,8 +5,11 @@ import { ImageService } from '../images/image-service.ts';
 import { isoTime, logDestination } from '../observe/log-destination.ts';
 import { cacheLookupCounter, createMetrics, type Metrics } from '../observe/metrics.ts';
 import { requestLineWriter } from '../observe/request-line.ts';
+import { AnswerPack } from '../prepare/answer-pack.ts';
+import { PackFiller } from '../prepare/pack-filler.ts';
 import { answerPreparer } from '../prepare/prepare-answers.ts';
 import {
+  registerAnswerPackMetrics,
   registerImageMetrics,
   registerLogMetrics,
   registerStoreMetrics,
@@ -22,11 +25,17 @@ import {
   runPrimary,
 } from '../server/cluster.ts';
 import { startServer } from '../server/http-server.ts';
-import { type Base64CacheSettings, SettingsError, serveSettings } from '../server/settings.ts';
+import {
+  type Base64CacheSettings,
+  type ServeSettings,
+  SettingsError,
+  serveSettings,
+} from '../server/settings.ts';
 import { Shadow } from '../server/shadow.ts';
 import { ShadowFolder } from '../server/shadow-folder.ts';
 import type { ShadowSettings } from '../server/shadow-settings.ts';
 import { BundleError } from '../store/bundle/validate.ts';
+import type { ContentStore } from '../store/content-store.ts';
 import { importFolder } from '../store/import.ts';
 import { openStore } from '../store/open-store.ts';
 import { redactLocation } from '../store/postgres/location.ts';
@@ -181,6 +190,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     await store.close();
     return 1;
   }
+  const answerPack = openAnswerPack(settings, base64Cache, metrics, logger);
   const shadow = await openShadow(settings.shadow, metrics, logger);
   if (shadow === 'refused') {
     images.close();
@@ -211,6 +221,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       service: { maxImageDimension: settings.maxImageDimension },
       images,
       base64Cache,
+      answerPack,
       logger,
       requestLine: logger.isLevelEnabled('info') ? requestLineWriter(logOutput, logBase()) : undefined,
       metrics,
@@ -233,6 +244,8 @@ export async function serveCommand(args: string[]): Promise<number> {
       'SCOOP_PORT (--port) or SCOOP_HOST (--host)',
     );
   });
+  const filler = answerPack && fillAnswerPack(store, answerPack, base64Cache, logger);
+  if (answerPack && filler) registerAnswerPackMetrics(metrics, answerPack, filler);
   const stopForgetting = base64Cache.watchContent(
     () => store.contentVersion(),
     (sha256) => store.binaryInUse(sha256),
@@ -278,10 +291,63 @@ export async function serveCommand(args: string[]): Promise<number> {
   await shadow?.close();
   await admin?.close();
   images.close();
+  await filler?.stop();
+  answerPack?.close();
   await store.close();
   logger.info('stopped');
   leaveCluster();
   return 0;
+}
+
+/**
+ * The answer pack (prepare/answer-pack.ts): a file in the base64 cache's folder, so none
+ * when that cache keeps no files. A file that cannot be made only means answers are read
+ * from the store every time (a warning).
+ */
+function openAnswerPack(
+  settings: ServeSettings,
+  base64Cache: Base64Cache,
+  metrics: Metrics,
+  logger: Logger,
+): AnswerPack | undefined {
+  if (settings.answerPackBytes <= 0 || !base64Cache.keepsFiles) return undefined;
+  try {
+    return AnswerPack.open({
+      dir: settings.base64Cache.dir,
+      maxBytes: settings.answerPackBytes,
+      onError: (err: unknown) => logger.warn({ err }, 'answer pack failed; answers are read from the store'),
+      onLookup: cacheLookupCounter(metrics, 'prepared'),
+    });
+  } catch (err) {
+    logger.warn(
+      { err, dir: settings.base64Cache.dir },
+      'answer pack not made; answers are read from the store',
+    );
+    return undefined;
+  }
+}
+
+/** Fills the pack with every prepared answer, after the start and after each import (pack-filler.ts). */
+function fillAnswerPack(
+  store: ContentStore,
+  pack: AnswerPack,
+  base64Cache: Base64Cache,
+  logger: Logger,
+): PackFiller {
+  const filler = new PackFiller({
+    store,
+    pack,
+    texts: base64Cache.keepsFiles ? base64Cache : undefined,
+    onError: (err: unknown) =>
+      logger.warn({ err }, 'answer pack not filled; answers are kept as they are asked for'),
+    onFilled: (version, answers) =>
+      logger.info(
+        { version, answers, bytes: pack.bytes },
+        `answer pack filled: ${answers} answers of version ${version}`,
+      ),
+  });
+  filler.start();
+  return filler;
 }
 
 /**

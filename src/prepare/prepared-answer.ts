@@ -8,6 +8,7 @@ import type { ContentStore, Snapshot } from '../store/content-store.ts';
 import { encodeBase64 } from '../xml/base64.ts';
 import type { BinarySource } from '../xml/binary.ts';
 import type { BodyPart, Layout } from '../xml/writer.ts';
+import type { AnswerPack } from './answer-pack.ts';
 import { splitFragment } from './fragment.ts';
 import { ANSWERS_FORMAT, preparedOperation } from './prepared-operations.ts';
 
@@ -24,11 +25,20 @@ export interface TextsAtHand {
   keepText(source: BinarySource, text: Buffer): void;
 }
 
+/** Where a prepared answer may be found before the store, and is kept once read (answer-pack.ts). */
+export interface AnswersAtHand {
+  readonly pack: AnswerPack;
+  /** The content version the store last said it has, without asking it (ContentStore.peekVersion). */
+  readonly version: () => number | undefined;
+}
+
 /**
  * The inside of the call's answer in `layout`, or undefined when it has none to send: then
  * its handler answers (an unknown id, an article outside its window, a resized image, a
  * store whose answers are of another format or were never prepared). Texts read from
  * `texts` go into buffers from `allocate`, which may lend them only until the answer is sent.
+ * With `answers`, an answer kept there for the store's version is sent from there, and one
+ * read from the store is kept there.
  */
 export async function preparedInside(
   store: Pick<ContentStore, 'read'>,
@@ -39,10 +49,16 @@ export async function preparedInside(
   expires: (at: number) => void,
   texts?: TextsAtHand,
   allocate?: (length: number) => Buffer,
+  answers?: AnswersAtHand,
 ): Promise<BodyPart[] | undefined> {
   const prepared = preparedOperation(operation.name);
   const key = prepared?.keyOf(args);
   if (prepared === undefined || key === undefined) return undefined;
+  const version = answers?.version();
+  if (version !== undefined) {
+    const packed = answers!.pack.inside(version, prepared.name, key, layout, now, expires, allocate);
+    if (packed) return packed;
+  }
   return store.read(async (snapshot) => {
     const answer = await snapshot.answer(prepared.name, key, layout, ANSWERS_FORMAT, texts === undefined);
     if (!answer) return undefined;
@@ -54,6 +70,11 @@ export async function preparedInside(
     const binaries = blobIds.length === 0 ? [] : await binariesOf(snapshot, blobIds, texts, allocate);
     if (!binaries) return undefined;
     if (visibleUntil !== null) expires(visibleUntil + 1);
+    // Kept only when no import was seen to commit during the read: a read that began at
+    // `version` sees that version or a newer one, and a newer one's answers are dropped
+    // with the pack as soon as the store says it has that version.
+    if (version !== undefined && answers!.version() === version && answers!.pack.takes(version))
+      answers!.pack.keep(version, prepared.name, key, layout, answer, textsByBlob(blobIds, binaries));
     if (binaries.length === 0) return markup;
     const parts: BodyPart[] = [markup[0]!];
     for (let i = 0; i < binaries.length; i++) parts.push(binaries[i]!, markup[i + 1]!);
@@ -61,12 +82,22 @@ export async function preparedInside(
   });
 }
 
+/** The texts among `binaries` by their blob's id (streamed ones are left out). */
+export function textsByBlob(blobIds: readonly number[], binaries: readonly BodyPart[]): Map<number, Buffer> {
+  const texts = new Map<number, Buffer>();
+  for (let i = 0; i < blobIds.length; i++) {
+    const binary = binaries[i];
+    if (Buffer.isBuffer(binary)) texts.set(blobIds[i]!, binary);
+  }
+  return texts;
+}
+
 /**
  * Each reference's binary as the writer would send it: the base64 of a binary of one chunk,
  * at hand (from `texts` when it has it, else as stored, then given to `texts` for the next
  * time); a larger one streamed from its chunks. Undefined if a blob is gone.
  */
-async function binariesOf(
+export async function binariesOf(
   snapshot: Snapshot,
   blobIds: readonly number[],
   texts: TextsAtHand | undefined,

@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { Gauge } from 'prom-client';
 import type { ImageService } from '../images/image-service.ts';
 import type { Metrics } from '../observe/metrics.ts';
+import type { AnswerPack } from '../prepare/answer-pack.ts';
+import type { PackFiller } from '../prepare/pack-filler.ts';
 import type { ContentStore, ImportRun, ImportRuns } from '../store/content-store.ts';
 import { adminHostCheck } from './admin-hosts.ts';
 
@@ -131,6 +133,36 @@ export function registerImageMetrics(metrics: Metrics, images: ImageService): vo
       this.set(images.queue.stats.running);
     },
   });
+}
+
+/** The answer pack's size, and how far it is filled (prepare/answer-pack.ts, pack-filler.ts). */
+export function registerAnswerPackMetrics(metrics: Metrics, pack: AnswerPack, filler: PackFiller): void {
+  // A cluster sums each worker's pack; its filled version is the least any worker filled.
+  const gauges: Array<[string, string, () => number, 'sum' | 'min']> = [
+    [
+      'scoop_answer_pack_answers',
+      'Prepared answers (each layout counted) in the answer pack.',
+      () => pack.size,
+      'sum',
+    ],
+    ['scoop_answer_pack_bytes', "Bytes of the answer pack's file.", () => pack.bytes, 'sum'],
+    [
+      'scoop_answer_pack_filled_version',
+      'The last content version whose prepared answers were all read into the answer pack (0: none yet).',
+      () => filler.filledVersion,
+      'min',
+    ],
+  ];
+  for (const [name, help, value, aggregator] of gauges)
+    new Gauge({
+      name,
+      help,
+      aggregator,
+      registers: [metrics.registry],
+      collect() {
+        this.set(value());
+      },
+    });
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { Base64Cache } from '../cache/base64-cache.ts';
 import type { Operation } from '../contract/operations.ts';
+import type { AnswersAtHand } from '../prepare/prepared-answer.ts';
 import type { DecodeSettings } from '../protocol/binding.ts';
 import type { OperationWriter } from '../protocol/serialize.ts';
 import type { ServiceContext } from '../service/handlers.ts';
@@ -38,6 +39,8 @@ export interface AppContext {
   readonly service: Omit<ServiceContext, 'expires'>;
   readonly describe: DescribeRoutes;
   readonly base64Cache: Base64Cache | undefined;
+  /** Prepared answers kept in a file once read (prepare/answer-pack.ts); undefined when off. */
+  readonly answers: AnswersAtHand | undefined;
   /** Buffers lent to the texts an answer sends (support/buffer-pool.ts). */
   readonly textBuffers: BufferPool;
   /** The transport's way of closing a connection whose upload was refused (body.ts). */

@@ -11,6 +11,7 @@ import { ImageService } from '../images/image-service.ts';
 import { cacheLookupCounter, type Metrics } from '../observe/metrics.ts';
 import type { RequestLine } from '../observe/request-line.ts';
 import { createObserver } from '../observe/request-log.ts';
+import type { AnswerPack } from '../prepare/answer-pack.ts';
 import { compileOperationWriter, type OperationWriter } from '../protocol/serialize.ts';
 import type { ServiceOptions } from '../service/handlers.ts';
 import type { ContentStore } from '../store/content-store.ts';
@@ -68,6 +69,8 @@ export interface AppOptions {
   readonly images?: ImageService;
   /** Files of large binaries' base64 text; without it they are always read from the store. */
   readonly base64Cache?: Base64Cache;
+  /** Prepared answers kept once read from the store; without it every one is read from there. */
+  readonly answerPack?: AnswerPack | undefined;
   /** `serve --shadow`: replays a sample of the answered requests to the original (shadow.ts). */
   readonly shadow?: Shadow | undefined;
   /** How the transport closes a connection whose upload was refused (http-server.ts). */
@@ -127,6 +130,10 @@ function context(options: AppOptions): AppContext {
       httpMaxAge: options.httpMaxAge ?? 60,
     }),
     base64Cache: options.base64Cache,
+    answers: options.answerPack && {
+      pack: options.answerPack,
+      version: () => options.store.peekVersion(),
+    },
     textBuffers: new BufferPool(TEXT_BUFFERS_KEPT, WHOLE_TEXT_BYTES),
     afterRefusedUpload: options.afterRefusedUpload,
     draining: false,

@@ -73,6 +73,24 @@ export type AnswerLayout = Layout;
  * A prepared answer (src/prepare/): the inside of one operation's answer for one key, in
  * one layout, rendered by the import; binaries stand in it as references to their records.
  */
+export interface AnswerKey {
+  readonly operation: string;
+  readonly key: string;
+}
+
+/** A prepared answer in both layouts, as answerPage reads them. */
+export interface PagedAnswer extends AnswerKey {
+  readonly compact: Buffer;
+  readonly indented: Buffer;
+  readonly visibleFrom: number | null;
+  readonly visibleUntil: number | null;
+}
+
+export interface AnswerPage {
+  readonly version: number;
+  readonly answers: readonly PagedAnswer[];
+}
+
 export interface StoredAnswer {
   readonly fragment: Buffer;
   /** The window the answer may be sent in (an article's sichtbarVon/sichtbarBis), ms; null: open. */
@@ -159,6 +177,11 @@ export interface ContentStore extends TokenStore {
   peekVersion(): number | undefined;
   /** Increases with every successful import. */
   contentVersion(): Promise<number>;
+  /**
+   * Up to `limit` prepared answers of `format`, the next after `after` in the order of
+   * (operation, key), read by one statement, with the content version they are of.
+   */
+  answerPage(format: string, after: AnswerKey | undefined, limit: number): Promise<AnswerPage>;
   /** Whether some record still has the binary of this SHA-256 (files kept of others may go). */
   binaryInUse(sha256: string): Promise<boolean>;
   /** The binaries of records whose binary has at least `minBytes`, as they stream from the store. */

@@ -5,7 +5,7 @@
  */
 import { decodeBase64 } from '../xml/base64.ts';
 import { type BlobEncoding, ChunkedBlobSource } from './blob-chunks.ts';
-import type { BlobReference, StoredAnswer, StoredBlob, StoredRecord } from './content-store.ts';
+import type { AnswerPage, BlobReference, StoredAnswer, StoredBlob, StoredRecord } from './content-store.ts';
 
 export interface RecordRow {
   readonly id: string;
@@ -70,6 +70,40 @@ export interface AnswerRow {
   readonly fragment: Buffer;
   readonly visible_from: number | string | null;
   readonly visible_until: number | string | null;
+}
+
+/**
+ * A row of answerPage's statement (both stores name its columns alike): the content version
+ * left-joined with the page, so a page past the last answer is one row without an answer.
+ */
+export interface PagedAnswerRow {
+  readonly content_version: string | number;
+  readonly operation: string | null;
+  readonly key: string;
+  readonly compact: Buffer;
+  readonly indented: Buffer;
+  readonly visible_from: number | string | null;
+  readonly visible_until: number | string | null;
+}
+
+export function answerPage(rows: readonly PagedAnswerRow[]): AnswerPage {
+  return {
+    version: Number(rows[0]!.content_version),
+    answers: rows.flatMap((row) =>
+      row.operation === null
+        ? []
+        : [
+            {
+              operation: row.operation,
+              key: row.key,
+              compact: row.compact,
+              indented: row.indented,
+              visibleFrom: instant(row.visible_from),
+              visibleUntil: instant(row.visible_until),
+            },
+          ],
+    ),
+  };
 }
 
 const instant = (value: number | string | null) => (value === null ? null : Number(value));

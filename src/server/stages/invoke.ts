@@ -32,6 +32,7 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
       },
       app.base64Cache?.keepsFiles ? app.base64Cache : undefined,
       (length) => exchange.borrow(app.textBuffers, length),
+      app.answers,
     );
     if (inside) {
       exchange.answer = { parts: wrap(writer, inside), headers: undefined, expiresAt };

@@ -12,6 +12,8 @@ import type { CacheObserver } from '../../cache/observer.ts';
 import type { BinarySource } from '../../xml/binary.ts';
 import { CHUNK_BYTES } from '../blob-chunks.ts';
 import type {
+  AnswerKey,
+  AnswerPage,
   ContentStore,
   ImportRuns,
   ImportTransaction,
@@ -25,7 +27,9 @@ import { type ReadVersions, vouchedRead } from '../read-versions.ts';
 import { DEFAULT_RECORD_CACHE_BYTES, RecordCache, type RecordSource } from '../record-cache.ts';
 import {
   type AnswerRow,
+  answerPage,
   blobReference,
+  type PagedAnswerRow,
   type RecordRow,
   storedAnswer,
   storedBlob,
@@ -179,6 +183,12 @@ const VERSION = "SELECT value FROM meta WHERE key = 'content_version'";
  */
 const NUL = '\u0000';
 const TOKENS_VERSION = "SELECT value FROM meta WHERE key = 'tokens_version'";
+/** answerPage's statement: its answers in base64, as the answer lookups read them (cheaper than bytea's hex). */
+const ANSWER_PAGE = `SELECT m.value AS content_version, a.operation, a.key, encode(a.compact, 'base64') AS compact,
+  encode(a.indented, 'base64') AS indented, a.visible_from, a.visible_until
+  FROM meta m LEFT JOIN (SELECT * FROM answers WHERE format = $1 AND (operation, key) > ($2, $3)
+    ORDER BY operation, key LIMIT $4) a ON true
+  WHERE m.key = 'content_version' ORDER BY a.operation, a.key`;
 
 export class PostgresStore extends TokenCommandsOf implements ContentStore {
   private readonly pool: PostgresPool;
@@ -377,6 +387,24 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
       minBytes,
     ]);
     return rows.flatMap((row) => this.toRecord(row).blob?.source ?? []);
+  }
+
+  async answerPage(format: string, after: AnswerKey | undefined, limit: number): Promise<AnswerPage> {
+    const { rows } = await this.pool.query<
+      Omit<PagedAnswerRow, 'compact' | 'indented'> & { compact: string | null; indented: string | null }
+    >({ name: 'scoop_answer_page', text: ANSWER_PAGE }, [
+      format,
+      after?.operation ?? '',
+      after?.key ?? '',
+      limit,
+    ]);
+    return answerPage(
+      rows.map((row) => ({
+        ...row,
+        compact: Buffer.from(row.compact ?? '', 'base64'),
+        indented: Buffer.from(row.indented ?? '', 'base64'),
+      })),
+    );
   }
 
   async binaryInUse(sha256: string): Promise<boolean> {

@@ -13,6 +13,8 @@ import { makeFolders } from '../../support/folders.ts';
 import { isBusy, openSqliteFile } from '../../support/sqlite-file.ts';
 import type { BinarySource } from '../../xml/binary.ts';
 import type {
+  AnswerKey,
+  AnswerPage,
   ContentStore,
   ImportRuns,
   ImportTransaction,
@@ -25,7 +27,9 @@ import { type ReadVersions, vouchedRead } from '../read-versions.ts';
 import { DEFAULT_RECORD_CACHE_BYTES, RecordCache, type RecordSource } from '../record-cache.ts';
 import {
   type AnswerRow,
+  answerPage,
   blobReference,
+  type PagedAnswerRow,
   type RecordRow,
   storedAnswer,
   storedBlob,
@@ -177,6 +181,9 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
       indented: db.prepare<[string, string, string], Versioned<Nullable<AnswerRow>>>(
         `SELECT ${VERSION_COLUMN}, a.indented AS fragment, a.visible_from, a.visible_until FROM meta m LEFT JOIN answers a ON a.operation = ? AND a.key = ? AND a.format = ? ${OF_VERSION}`,
       ),
+      answerPage: db.prepare<[string, string, string, number], PagedAnswerRow>(
+        `SELECT ${VERSION_COLUMN}, a.operation, a.key, a.compact, a.indented, a.visible_from, a.visible_until FROM meta m LEFT JOIN (SELECT * FROM answers WHERE format = ? AND (operation, key) > (?, ?) ORDER BY operation, key LIMIT ?) a ON 1 ${OF_VERSION} ORDER BY a.operation, a.key`,
+      ),
       // Orphaned blobs (no record since the last import) wait for their sweep; they are not in use.
       large: db.prepare<[number], RecordRow>(`${select} WHERE b.size >= ?`),
       binaryInUse: db.prepare<[string], { one: number }>(
@@ -292,6 +299,13 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
 
   async contentVersion(): Promise<number> {
     return this.statement(() => Number(this.statements.version.get()!.value));
+  }
+
+  async answerPage(format: string, after: AnswerKey | undefined, limit: number): Promise<AnswerPage> {
+    const rows = this.statement(() =>
+      this.statements.answerPage.all(format, after?.operation ?? '', after?.key ?? '', limit),
+    );
+    return answerPage(rows);
   }
 
   async binaryInUse(sha256: string): Promise<boolean> {

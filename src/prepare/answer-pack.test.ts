@@ -1,0 +1,183 @@
+import assert from 'node:assert/strict';
+import { closeSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import type { BodyPart } from '../xml/writer.ts';
+import { AnswerPack, type AnswerPackOptions } from './answer-pack.ts';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'scoop-answer-pack-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function packOf(options: Partial<AnswerPackOptions> = {}): AnswerPack {
+  return AnswerPack.open({ dir, maxBytes: 1024 * 1024, ...options });
+}
+
+/** A fragment as the store keeps it: markup with `NUL id NUL` where each binary goes. */
+function fragment(...pieces: Array<string | number>): Buffer {
+  return Buffer.from(
+    pieces.map((piece) => (typeof piece === 'number' ? `\u0000${piece}\u0000` : piece)).join(''),
+  );
+}
+
+function text(parts: readonly BodyPart[] | undefined): string | undefined {
+  return parts?.map((part) => (Buffer.isBuffer(part) ? part.toString() : '?')).join('');
+}
+
+const never = () => undefined;
+const NONE = new Map<number, Buffer>();
+const open = { visibleFrom: null, visibleUntil: null };
+
+describe('the answer pack', () => {
+  test('an answer kept is sent as it was read, each binary in its place', () => {
+    const pack = packOf();
+    pack.keep(
+      3,
+      'getArtikelDetails',
+      '7',
+      'compact',
+      { ...open, fragment: fragment('<a>', 41, '<b>', 42, '</b></a>') },
+      new Map([
+        [41, Buffer.from('QUJD')],
+        [42, Buffer.from('REVG')],
+      ]),
+    );
+    const parts = pack.inside(3, 'getArtikelDetails', '7', 'compact', 0, never);
+    assert.equal(text(parts), '<a>QUJD<b>REVG</b></a>');
+    assert.equal(parts!.length, 5);
+    assert.equal(pack.inside(3, 'getArtikelDetails', '7', 'indented', 0, never), undefined, 'another layout');
+    assert.equal(pack.inside(3, 'getArtikelDetails', '8', 'compact', 0, never), undefined, 'another key');
+    assert.equal(pack.inside(3, 'getAnhang', '7', 'compact', 0, never), undefined, 'another operation');
+    pack.close();
+  });
+
+  test('texts go into buffers from `allocate`', () => {
+    const pack = packOf();
+    pack.keep(
+      1,
+      'getAnhang',
+      '5',
+      'compact',
+      { ...open, fragment: fragment('<x>', 9, '</x>') },
+      new Map([[9, Buffer.from('AAAA')]]),
+    );
+    const lengths: number[] = [];
+    const parts = pack.inside(1, 'getAnhang', '5', 'compact', 0, never, (length) => {
+      lengths.push(length);
+      return Buffer.alloc(length + 100);
+    });
+    assert.equal(text(parts), '<x>AAAA</x>');
+    assert.deepEqual(lengths, [fragment('<x>', 9, '</x>').length, 4]);
+    pack.close();
+  });
+
+  test('a blob shown by several answers is written once', () => {
+    const pack = packOf();
+    const blob = Buffer.alloc(1000, 'Q');
+    pack.keep(
+      1,
+      'getArtikelDetails',
+      '1',
+      'compact',
+      { ...open, fragment: fragment('<a>', 5, '</a>') },
+      new Map([[5, blob]]),
+    );
+    pack.keep(
+      1,
+      'getArtikelDetails',
+      '1',
+      'indented',
+      { ...open, fragment: fragment('<a>\n', 5, '\n</a>') },
+      new Map([[5, blob]]),
+    );
+    assert.equal(
+      pack.bytes,
+      1000 + fragment('<a>', 5, '</a>').length + fragment('<a>\n', 5, '\n</a>').length,
+    );
+    assert.equal(pack.size, 2);
+    assert.equal(
+      text(pack.inside(1, 'getArtikelDetails', '1', 'indented', 0, never)),
+      `<a>\n${'Q'.repeat(1000)}\n</a>`,
+    );
+    pack.close();
+  });
+
+  test('only the version kept is answered; a newer one empties the pack, an older one is not kept', () => {
+    const pack = packOf();
+    pack.keep(4, 'getBereich', '1', 'compact', { ...open, fragment: fragment('<old/>') }, NONE);
+    assert.equal(pack.inside(5, 'getBereich', '1', 'compact', 0, never), undefined);
+    pack.keep(5, 'getBereich', '2', 'compact', { ...open, fragment: fragment('<new/>') }, NONE);
+    assert.equal(pack.inside(4, 'getBereich', '1', 'compact', 0, never), undefined);
+    assert.equal(pack.inside(5, 'getBereich', '1', 'compact', 0, never), undefined, 'emptied');
+    assert.equal(text(pack.inside(5, 'getBereich', '2', 'compact', 0, never)), '<new/>');
+    assert.equal(pack.bytes, '<new/>'.length, 'the file starts again');
+    pack.keep(4, 'getBereich', '3', 'compact', { ...open, fragment: fragment('<older/>') }, NONE);
+    assert.equal(pack.size, 1);
+    pack.close();
+  });
+
+  test('an answer outside its window is not sent; one inside it says when it expires', () => {
+    const pack = packOf();
+    const window = { visibleFrom: 1000, visibleUntil: 2000, fragment: fragment('<w/>') };
+    pack.keep(1, 'getArtikelDetails', '9', 'compact', window, NONE);
+    const expiries: number[] = [];
+    const expires = (at: number) => expiries.push(at);
+    assert.equal(pack.inside(1, 'getArtikelDetails', '9', 'compact', 999, expires), undefined);
+    assert.equal(pack.inside(1, 'getArtikelDetails', '9', 'compact', 2001, expires), undefined);
+    assert.equal(text(pack.inside(1, 'getArtikelDetails', '9', 'compact', 1500, expires)), '<w/>');
+    assert.deepEqual(expiries, [2001]);
+    pack.close();
+  });
+
+  test('the file and the index stay within their bounds: past them, answers are not kept', () => {
+    const small = packOf({ maxBytes: 100 });
+    for (let i = 0; i < 10; i++)
+      small.keep(1, 'getBereich', String(i), 'compact', { ...open, fragment: Buffer.alloc(30, 'x') }, NONE);
+    assert.equal(small.size, 3);
+    assert.ok(small.bytes <= 100);
+    small.close();
+    const narrow = packOf({ maxIndexBytes: 1000 });
+    for (let i = 0; i < 100; i++)
+      narrow.keep(1, 'getBereich', String(i), 'compact', { ...open, fragment: Buffer.from('<b/>') }, NONE);
+    assert.ok(narrow.size > 0 && narrow.size < 50, `${narrow.size} of 100 kept`);
+    narrow.close();
+  });
+
+  test('an answer whose texts do not match its references is not kept', () => {
+    const pack = packOf();
+    pack.keep(1, 'getAnhang', '1', 'compact', { ...open, fragment: fragment('<a>', 3, '</a>') }, NONE);
+    assert.equal(pack.size, 0);
+    pack.close();
+  });
+
+  test('the file leaves no trace in its folder', () => {
+    const pack = packOf();
+    pack.keep(1, 'getBereich', '1', 'compact', { ...open, fragment: fragment('<b/>') }, NONE);
+    assert.deepEqual(readdirSync(dir), []);
+    pack.close();
+  });
+
+  test('a file that cannot be read is told once and closes the pack: the store answers', () => {
+    const errors: unknown[] = [];
+    const pack = packOf({ onError: (error) => errors.push(error) });
+    pack.keep(1, 'getBereich', '1', 'compact', { ...open, fragment: fragment('<b/>') }, NONE);
+    closeSync(Reflect.get(pack, 'fd') as number);
+    assert.equal(pack.inside(1, 'getBereich', '1', 'compact', 0, never), undefined);
+    assert.equal(pack.inside(1, 'getBereich', '1', 'compact', 0, never), undefined);
+    assert.equal(errors.length, 1);
+    assert.equal((errors[0] as NodeJS.ErrnoException).code, 'EBADF');
+    pack.keep(1, 'getBereich', '2', 'compact', { ...open, fragment: fragment('<b/>') }, NONE);
+    assert.equal(pack.size, 0);
+  });
+
+  test('lookups of the version held are counted', () => {
+    const lookups: string[] = [];
+    const pack = packOf({ onLookup: (result) => lookups.push(result) });
+    pack.keep(1, 'getBereich', '1', 'compact', { ...open, fragment: fragment('<b/>') }, NONE);
+    pack.inside(1, 'getBereich', '1', 'compact', 0, never);
+    pack.inside(1, 'getBereich', '2', 'compact', 0, never);
+    pack.inside(2, 'getBereich', '1', 'compact', 0, never);
+    assert.deepEqual(lookups, ['hit', 'miss']);
+    pack.close();
+  });
+});

@@ -1,0 +1,304 @@
+/**
+ * The answer pack: prepared answers as requests found them in the store, kept in a file of
+ * this process's own, so that the next request for one reads its fragment and its binaries'
+ * base64 texts with one `pread` each, synchronously. A prepared answer read from the store
+ * costs a lookup through the record cache, a vouched read, an SQLite B-tree walk (or a
+ * PostgreSQL round trip) and one more of each per binary: under the realistic mix about a
+ * third of a request's CPU (docs/performance.md, "The fifteenth round").
+ *
+ * What is kept is the store's, unchanged: each fragment as stored (its references to blobs
+ * included), and each blob's text once however many answers show it. The pack holds one
+ * content version: a request for another version finds nothing, and the first answer kept
+ * for a newer one empties it. It only grows: once `maxBytes` of file or `maxIndexBytes` of
+ * index are used, answers go on being read from the store until the content changes.
+ *
+ * The file is removed from its folder as soon as it is open, so it never outlives the
+ * process; its pages are the kernel's page cache, not the process's memory.
+ */
+import { closeSync, ftruncateSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import type { BodyPart, Layout } from '../xml/writer.ts';
+import { splitFragment } from './fragment.ts';
+
+export interface AnswerPackOptions {
+  /** The folder the file is made in (it is unlinked at once). */
+  readonly dir: string;
+  /** Bound of the file. */
+  readonly maxBytes: number;
+  /** Bound of the index in memory, as `ENTRY_BYTES` and the keys count it. */
+  readonly maxIndexBytes?: number;
+  /** Told when the file cannot be written or read: the pack is then closed. */
+  readonly onError?: (error: unknown) => void;
+  /** Told about every lookup of a version the pack holds. */
+  readonly onLookup?: (result: 'hit' | 'miss') => void;
+}
+
+/** What a prepared answer is, as the pack keeps it. */
+export interface PackableAnswer {
+  readonly fragment: Buffer;
+  readonly visibleFrom: number | null;
+  readonly visibleUntil: number | null;
+}
+
+/**
+ * Where each kept answer and text is: a slot of a few typed arrays, not an object each, so
+ * that a pack of the realistic mix's 124,000 answers costs about 10 MB of heap, not 50.
+ */
+class Slots {
+  at = new Float64Array(1024);
+  length = new Uint32Array(1024);
+  /** NaN for none. */
+  visibleFrom = new Float64Array(1024);
+  visibleUntil = new Float64Array(1024);
+  used = 0;
+
+  add(at: number, length: number, visibleFrom: number | null, visibleUntil: number | null): number {
+    if (this.used === this.at.length) this.grow();
+    const slot = this.used++;
+    this.at[slot] = at;
+    this.length[slot] = length;
+    this.visibleFrom[slot] = visibleFrom ?? Number.NaN;
+    this.visibleUntil[slot] = visibleUntil ?? Number.NaN;
+    return slot;
+  }
+
+  clear(): void {
+    this.used = 0;
+  }
+
+  private grow(): void {
+    const size = this.at.length * 2;
+    const wider = <T extends Float64Array | Uint32Array>(from: T, to: T): T => {
+      to.set(from);
+      return to;
+    };
+    this.at = wider(this.at, new Float64Array(size));
+    this.length = wider(this.length, new Uint32Array(size));
+    this.visibleFrom = wider(this.visibleFrom, new Float64Array(size));
+    this.visibleUntil = wider(this.visibleUntil, new Float64Array(size));
+  }
+}
+
+/** A key that is a decimal integer is kept as a number: no string on the heap. */
+const INTEGER = /^(0|[1-9][0-9]{0,14})$/;
+
+/** What an index entry costs besides its key's characters: the map's slot and the typed arrays'. */
+const ENTRY_BYTES = 64;
+const DEFAULT_MAX_INDEX_BYTES = 32 * 1024 * 1024;
+
+export class AnswerPack {
+  private fd: number | undefined;
+  private version: number | undefined;
+  private written = 0;
+  private indexBytes = 0;
+  private full = false;
+  /** Each kept answer's slot, by layout and operation, then by key. */
+  private readonly answers = new Map<string, Map<string | number, number>>();
+  /** Each blob's base64 text's slot, by blob id. */
+  private readonly texts = new Map<number, number>();
+  private readonly slots = new Slots();
+  private kept = 0;
+  private readonly maxIndexBytes: number;
+
+  private constructor(
+    fd: number,
+    private readonly options: AnswerPackOptions,
+  ) {
+    this.fd = fd;
+    this.maxIndexBytes = options.maxIndexBytes ?? DEFAULT_MAX_INDEX_BYTES;
+  }
+
+  /** Makes the file in `options.dir`; throws what the file system says when it cannot. */
+  static open(options: AnswerPackOptions): AnswerPack {
+    const file = path.join(options.dir, `.answers-${process.pid}-${Date.now().toString(36)}.tmp`);
+    const fd = openSync(file, 'wx+', 0o600);
+    try {
+      unlinkSync(file);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    return new AnswerPack(fd, options);
+  }
+
+  /** Bytes of the file in use. */
+  get bytes(): number {
+    return this.written;
+  }
+
+  /** Answers kept. */
+  get size(): number {
+    return this.kept;
+  }
+
+  /**
+   * The inside of the answer kept for `version`, its binaries' texts in place, in buffers
+   * from `allocate`; undefined when none is kept, or when it is not visible at `now` (its
+   * store then says why).
+   */
+  inside(
+    version: number,
+    operation: string,
+    key: string,
+    layout: Layout,
+    now: number,
+    expires: (at: number) => void,
+    allocate: (length: number) => Buffer = Buffer.allocUnsafe,
+  ): BodyPart[] | undefined {
+    if (version !== this.version || this.fd === undefined) return undefined;
+    const slot = this.answers.get(tableName(operation, layout))?.get(indexKey(key));
+    this.options.onLookup?.(slot === undefined ? 'miss' : 'hit');
+    if (slot === undefined) return undefined;
+    const visibleFrom = this.slots.visibleFrom[slot]!;
+    const visibleUntil = this.slots.visibleUntil[slot]!;
+    // NaN (no bound) compares false either way.
+    if (now < visibleFrom || now > visibleUntil) return undefined;
+    const fragment = this.read(slot, allocate);
+    if (!fragment) return undefined;
+    const { markup, blobIds } = splitFragment(fragment);
+    const parts: BodyPart[] = [markup[0]!];
+    for (let i = 0; i < blobIds.length; i++) {
+      const textSlot = this.texts.get(blobIds[i]!);
+      const text = textSlot !== undefined && this.read(textSlot, allocate);
+      if (!text) return undefined;
+      parts.push(text, markup[i + 1]!);
+    }
+    if (!Number.isNaN(visibleUntil)) expires(visibleUntil + 1);
+    return parts;
+  }
+
+  /** Whether the pack holds `version` and the text of this blob: it need not be read again. */
+  hasText(version: number, blobId: number): boolean {
+    return version === this.version && this.texts.has(blobId);
+  }
+
+  /** Whether answers of `version` can still be kept (the pack is open, and not full). */
+  takes(version: number): boolean {
+    return (
+      this.fd !== undefined && !(version === this.version && this.full) && !(version < (this.version ?? 0))
+    );
+  }
+
+  /**
+   * Keeps `answer` of `version`, read from the store, with the base64 text of each blob its
+   * fragment refers to that the pack does not hold yet. A newer version empties the pack
+   * first; an answer without one of its texts is not kept.
+   */
+  keep(
+    version: number,
+    operation: string,
+    key: string,
+    layout: Layout,
+    answer: PackableAnswer,
+    texts: ReadonlyMap<number, Buffer>,
+  ): void {
+    if (!this.takes(version)) return;
+    if (version !== this.version) this.empty(version);
+    const name = tableName(operation, layout);
+    const table = this.answers.get(name) ?? new Map<string | number, number>();
+    const id = indexKey(key);
+    if (table.has(id)) return;
+    const { blobIds } = splitFragment(answer.fragment);
+    let needed = answer.fragment.length;
+    for (const blobId of blobIds) {
+      if (this.texts.has(blobId)) continue;
+      const text = texts.get(blobId);
+      if (!text) return;
+      needed += text.length;
+    }
+    const indexBytes =
+      ENTRY_BYTES + (typeof id === 'string' ? 2 * id.length : 0) + ENTRY_BYTES * blobIds.length;
+    if (this.written + needed > this.options.maxBytes || this.indexBytes + indexBytes > this.maxIndexBytes) {
+      this.full = true;
+      return;
+    }
+    for (const blobId of blobIds) {
+      if (this.texts.has(blobId)) continue;
+      const at = this.write(texts.get(blobId)!);
+      if (at === undefined) return;
+      this.texts.set(blobId, this.slots.add(at, texts.get(blobId)!.length, null, null));
+    }
+    const at = this.write(answer.fragment);
+    if (at === undefined) return;
+    table.set(id, this.slots.add(at, answer.fragment.length, answer.visibleFrom, answer.visibleUntil));
+    this.answers.set(name, table);
+    this.indexBytes += indexBytes;
+    this.kept++;
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    this.answers.clear();
+    this.texts.clear();
+    this.slots.clear();
+    this.kept = 0;
+    try {
+      closeSync(fd);
+    } catch {
+      // Nothing is lost: the file was unlinked when it was made.
+    }
+  }
+
+  private empty(version: number): void {
+    this.version = version;
+    this.answers.clear();
+    this.texts.clear();
+    this.slots.clear();
+    this.kept = 0;
+    this.written = 0;
+    this.indexBytes = 0;
+    this.full = false;
+    try {
+      ftruncateSync(this.fd!, 0);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  /** Appends `bytes`; where they are, or undefined when the file failed. */
+  private write(bytes: Buffer): number | undefined {
+    const at = this.written;
+    try {
+      let done = 0;
+      while (done < bytes.length) done += writeSync(this.fd!, bytes, done, bytes.length - done, at + done);
+    } catch (error) {
+      this.fail(error);
+      return undefined;
+    }
+    this.written += bytes.length;
+    return at;
+  }
+
+  private read(slot: number, allocate: (length: number) => Buffer): Buffer | undefined {
+    const at = this.slots.at[slot]!;
+    const length = this.slots.length[slot]!;
+    const buffer = allocate(length).subarray(0, length);
+    try {
+      let done = 0;
+      while (done < length) {
+        const n = readSync(this.fd!, buffer, done, length - done, at + done);
+        if (n === 0) throw new Error(`the answer pack ends at ${at + done}, short of ${at + length}`);
+        done += n;
+      }
+    } catch (error) {
+      this.fail(error);
+      return undefined;
+    }
+    return buffer;
+  }
+
+  private fail(error: unknown): void {
+    this.close();
+    this.options.onError?.(error);
+  }
+}
+
+function tableName(operation: string, layout: Layout): string {
+  return layout === 'compact' ? operation : `${operation} indented`;
+}
+
+function indexKey(key: string): string | number {
+  return INTEGER.test(key) ? Number(key) : key;
+}

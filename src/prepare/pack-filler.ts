@@ -1,0 +1,140 @@
+/**
+ * Fills the answer pack (answer-pack.ts) from the store in the background: after the start
+ * and after every import, every prepared answer of the store's version, page by page, one
+ * page a turn of the event loop, so requests go on between pages. Requests keep what they
+ * read from the store too, so an answer asked for before its page comes is kept at once.
+ * Without this, the pack would only fill as each of many ids is asked for (a cold cache for
+ * a long time under traffic spread over many ids: docs/performance.md, "The fifteenth round").
+ */
+import type { AnswerKey, ContentStore } from '../store/content-store.ts';
+import type { AnswerPack } from './answer-pack.ts';
+import { splitFragment } from './fragment.ts';
+import { binariesOf, type TextsAtHand, textsByBlob } from './prepared-answer.ts';
+import { ANSWERS_FORMAT } from './prepared-operations.ts';
+
+export interface PackFillerOptions {
+  readonly store: Pick<ContentStore, 'answerPage' | 'read' | 'peekVersion' | 'knownVersion'>;
+  readonly pack: AnswerPack;
+  /** Where binaries' texts are read from besides the store (the base64 cache's files). */
+  readonly texts?: TextsAtHand | undefined;
+  /** How often the store's version is looked at, in ms. */
+  readonly everyMs?: number;
+  /** Answers read a turn. */
+  readonly pageSize?: number;
+  /** Told when a fill stops on an error: the next change of version starts another. */
+  readonly onError?: (error: unknown) => void;
+  /** Told when a version's answers are all in the pack (or as many as it takes). */
+  readonly onFilled?: (version: number, answers: number) => void;
+}
+
+/** Texts of one answer fit in it (each is at most a stored chunk's, cache/base64-cache.ts). */
+const SCRATCH_BYTES = 1024 * 1024;
+
+export class PackFiller {
+  /** The version filled or being filled. */
+  private version: number | undefined;
+  /** The last version whose answers were all read into the pack; 0 before the first. */
+  private filled = 0;
+  /** Where a page's texts are read into, from the start for each answer (they are written at once). */
+  private readonly scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
+  private scratchUsed = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: PackFillerOptions) {}
+
+  /** Fills the pack with the store's version now, and again whenever the version changes. */
+  start(): void {
+    const look = () => {
+      const version = this.options.store.peekVersion();
+      if (version !== undefined && version !== this.version && !this.running) this.fill(version);
+    };
+    void this.options.store.knownVersion().then((version) => {
+      if (!this.stopped && !this.running) this.fill(version);
+    }, this.options.onError);
+    this.timer = setInterval(look, this.options.everyMs ?? 500);
+    this.timer.unref();
+  }
+
+  /** Stops, after the page being read. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** The last content version whose answers were all read into the pack (0: none yet). */
+  get filledVersion(): number {
+    return this.filled;
+  }
+
+  /** Resolves when the fill under way (if any) has ended. */
+  async settled(): Promise<void> {
+    await this.running;
+  }
+
+  private fill(version: number): void {
+    this.version = version;
+    this.running = this.pages(version)
+      .catch((error: unknown) => this.options.onError?.(error))
+      .finally(() => {
+        this.running = undefined;
+      });
+  }
+
+  private async pages(version: number): Promise<void> {
+    const { store, pack } = this.options;
+    const pageSize = this.options.pageSize ?? 64;
+    let after: AnswerKey | undefined;
+    let kept = 0;
+    for (;;) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.stopped || !pack.takes(version)) return;
+      const page = await store.answerPage(ANSWERS_FORMAT, after, pageSize);
+      // An import committed since: the next look at the version starts over with the new one.
+      if (page.version !== version) {
+        this.version = undefined;
+        return;
+      }
+      for (const answer of page.answers) {
+        const blobIds = splitFragment(answer.compact).blobIds.filter((id) => !pack.hasText(version, id));
+        const texts = blobIds.length === 0 ? new Map<number, Buffer>() : await this.textsOf(blobIds);
+        if (!texts) continue;
+        for (const layout of ['compact', 'indented'] as const)
+          pack.keep(
+            version,
+            answer.operation,
+            answer.key,
+            layout,
+            { ...answer, fragment: answer[layout] },
+            texts,
+          );
+        kept++;
+      }
+      const last = page.answers.at(-1);
+      if (!last || page.answers.length < pageSize) {
+        this.filled = version;
+        this.options.onFilled?.(version, kept);
+        return;
+      }
+      after = { operation: last.operation, key: last.key };
+    }
+  }
+
+  /** Texts go into the scratch buffer while it has room, not into fresh memory each. */
+  private readonly allocate = (length: number): Buffer => {
+    if (this.scratchUsed + length > this.scratch.length) return Buffer.allocUnsafe(length);
+    const buffer = this.scratch.subarray(this.scratchUsed, this.scratchUsed + length);
+    this.scratchUsed += length;
+    return buffer;
+  };
+
+  private textsOf(blobIds: readonly number[]): Promise<Map<number, Buffer> | undefined> {
+    return this.options.store.read(async (snapshot) => {
+      this.scratchUsed = 0;
+      const binaries = await binariesOf(snapshot, blobIds, this.options.texts, this.allocate);
+      return binaries && textsByBlob(blobIds, binaries);
+    });
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * Prepared answers from the answer pack (prepare/answer-pack.ts): on every binding, the
+ * same bytes as a server without it, the first time (from the store, then kept) and again
+ * (from the pack), on SQLite and PostgreSQL; after an import, the new content, not the kept.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe } from 'node:test';
+import type { Arguments } from '../src/contract/operations.ts';
+import { AnswerPack } from '../src/prepare/answer-pack.ts';
+import { PackFiller } from '../src/prepare/pack-filler.ts';
+import { answerOf, BINDINGS, base64CachePair } from './support/binding-answer.ts';
+import { importFolder, scratch } from './support/bundles.ts';
+import { changedArticleBundle } from './support/changed-article.ts';
+import { DATABASES } from './support/databases.ts';
+import { EXTRAS_BUNDLE, type Fixture, REFERENCE_BUNDLE, startFixture } from './support/fixture-server.ts';
+
+const CALLS: ReadonlyArray<[string, Arguments]> = [
+  ['getBereich', { bereichID: 1 }],
+  ['getCityAppBereich', { cityAppBereichID: 10 }],
+  ['getAnhang', { anhangID: 500 }],
+  ['getAnhang', { anhangID: 501 }],
+  ['checkAnhangVorhanden', { anhangID: 500 }],
+  ['getBild', { bildID: 200, width: 0, height: 0, resizeModes: ['standard'] }],
+  ['getArtikelDetails', { artikelID: 100 }],
+  ['getArtikelDetails', { artikelID: 101 }],
+  ['getNewsletter', {}],
+  ['getAbonnierteNewsletter', { email: 'anna@example.org' }],
+  ['getBereich', { bereichID: 999_999 }],
+];
+
+describe('prepared answers from the answer pack', () => {
+  for (const db of DATABASES) {
+    describe(db.name, () => {
+      const bundles = () => [REFERENCE_BUNDLE, EXTRAS_BUNDLE];
+      const pair = base64CachePair(db, bundles);
+      const lookups: string[] = [];
+      const errors: unknown[] = [];
+      const files = scratch();
+      let dir: string;
+      let pack: AnswerPack;
+      let packed: Fixture;
+      before(async () => {
+        if (db.skip) return;
+        dir = mkdtempSync(path.join(tmpdir(), 'scoop-answer-pack-'));
+        pack = AnswerPack.open({
+          dir,
+          maxBytes: 16 * 1024 * 1024,
+          onLookup: (result) => lookups.push(result),
+          onError: (error) => errors.push(error),
+        });
+        packed = await startFixture(
+          { base64Cache: pair.cache, answerPack: pack, responseCacheBytes: 0 },
+          bundles(),
+          db,
+        );
+      });
+      after(async () => {
+        await packed?.stop();
+        pack?.close();
+        if (dir) rmSync(dir, { recursive: true, force: true });
+      });
+
+      db.test('every binding answers alike with and without the pack, the first time and again', async () => {
+        for (const round of ['first', 'again']) {
+          for (const binding of BINDINGS) {
+            for (const [name, args] of CALLS) {
+              assert.equal(
+                await answerOf(packed, binding, name, args),
+                await answerOf(pair.plain, binding, name, args),
+                `${round}: ${name} ${JSON.stringify(args)} over ${binding}`,
+              );
+            }
+          }
+        }
+        // Two layouts (compact for SOAP, indented for HTTP) of each answer the store prepared.
+        assert.equal(pack.size, 2 * (CALLS.length - 1));
+        assert.ok(lookups.includes('miss'), 'the first answers came from the store');
+        assert.ok(
+          lookups.filter((result) => result === 'hit').length >= 3 * (CALLS.length - 1),
+          'the later ones from the pack',
+        );
+        assert.deepEqual(errors, []);
+      });
+
+      db.test('the filler reads every prepared answer into the pack, and again after an import', async () => {
+        const fillerDir = mkdtempSync(path.join(tmpdir(), 'scoop-answer-pack-filler-'));
+        const ownLookups: string[] = [];
+        const own = AnswerPack.open({
+          dir: fillerDir,
+          maxBytes: 16 * 1024 * 1024,
+          onLookup: (result) => ownLookups.push(result),
+        });
+        const filled: Array<[number, number]> = [];
+        const fillErrors: unknown[] = [];
+        const fixture = await startFixture({ answerPack: own, responseCacheBytes: 0 }, bundles(), db);
+        const filler = new PackFiller({
+          store: fixture.store,
+          pack: own,
+          pageSize: 3,
+          everyMs: 10,
+          onFilled: (version, answers) => filled.push([version, answers]),
+          onError: (error) => fillErrors.push(error),
+        });
+        try {
+          filler.start();
+          const version = await fixture.store.contentVersion();
+          while (filler.filledVersion !== version) await new Promise((resolve) => setTimeout(resolve, 10));
+          const [[, answers]] = filled as [[number, number]];
+          assert.ok(answers >= CALLS.length - 1, `${answers} answers`);
+          assert.equal(own.size, 2 * answers, 'both layouts of each');
+          for (const binding of BINDINGS)
+            for (const [name, args] of CALLS)
+              assert.equal(
+                await answerOf(fixture, binding, name, args),
+                await answerOf(pair.plain, binding, name, args),
+                `${name} ${JSON.stringify(args)} over ${binding}`,
+              );
+          assert.deepEqual(
+            ownLookups.filter((result) => result === 'miss').length,
+            BINDINGS.length,
+            'every answer came from the pack but the unknown id',
+          );
+          await importFolder(fixture.store, changedArticleBundle(files));
+          const next = await fixture.store.contentVersion();
+          while (filler.filledVersion !== next) await new Promise((resolve) => setTimeout(resolve, 10));
+          assert.equal(own.size, 2 * answers, 'the same answers, of the new version');
+          assert.match(
+            await answerOf(fixture, 'httpget', 'getArtikelDetails', { artikelID: 100 }),
+            /abgesagt/,
+          );
+          assert.deepEqual(fillErrors, []);
+        } finally {
+          await filler.stop();
+          await fixture.stop();
+          own.close();
+          rmSync(fillerDir, { recursive: true, force: true });
+        }
+      });
+
+      db.test('after an import the new content is sent, not what the pack kept', async () => {
+        const article: Arguments = { artikelID: 100 };
+        const before = await answerOf(packed, 'soap11', 'getArtikelDetails', article);
+        assert.ok(!before.includes('abgesagt'));
+        await importFolder(packed.store, changedArticleBundle(files));
+        // The store says it has the new version within its watch's interval (20 ms for SQLite).
+        const deadline = Date.now() + 5000;
+        let after = before;
+        while (after === before && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 25));
+          after = await answerOf(packed, 'soap11', 'getArtikelDetails', article);
+        }
+        assert.ok(after.includes('abgesagt &lt;wegen Regen&gt; &amp; verschoben'), after);
+        assert.equal(await answerOf(packed, 'soap11', 'getArtikelDetails', article), after, 'kept again');
+        assert.equal(pack.size, 1, 'the pack holds the new version only');
+        assert.equal(
+          await answerOf(packed, 'httpget', 'getBereich', { bereichID: 1 }),
+          await answerOf(pair.plain, 'httpget', 'getBereich', { bereichID: 1 }),
+        );
+      });
+    });
+  }
+});
