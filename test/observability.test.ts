@@ -5,13 +5,18 @@
  * test/rate-limit.test.ts).
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { ImageService } from '../src/images/image-service.ts';
 import { createMetrics, type Metrics } from '../src/observe/metrics.ts';
+import { AnswerPack } from '../src/prepare/answer-pack.ts';
+import { PackFiller } from '../src/prepare/pack-filler.ts';
 import {
   type AdminServer,
+  registerAnswerPackMetrics,
   registerImageMetrics,
   registerLogMetrics,
   registerStoreMetrics,
@@ -44,6 +49,9 @@ describe('logs and metrics', () => {
   let fixture: Fixture;
   let metrics: Metrics;
   let admin: AdminServer;
+  let pack: AnswerPack;
+  let filler: PackFiller;
+  const packDir = mkdtempSync(path.join(tmpdir(), 'scoop-observability-pack-'));
 
   before(async () => {
     metrics = createMetrics();
@@ -52,16 +60,24 @@ describe('logs and metrics', () => {
       { write: (line: string) => lines.push(JSON.parse(line)) },
     );
     const images = ImageService.uncached();
-    fixture = await startFixture({ logger, metrics, images });
+    pack = AnswerPack.open({ dir: packDir, maxBytes: 16 * 1024 * 1024 });
+    fixture = await startFixture({ logger, metrics, images, answerPack: pack });
     registerStoreMetrics(metrics, fixture.store);
     registerImageMetrics(metrics, images);
+    // As serve-command.ts fills the pack and registers its metrics.
+    filler = new PackFiller({ store: fixture.store, pack });
+    filler.start();
+    registerAnswerPackMetrics(metrics, pack, filler);
     // As serve-command.ts registers it over its stdout (observe/log-destination.ts).
     registerLogMetrics(metrics, { dropped: 0 });
     admin = await startAdminServer(metrics, fixture.store, '127.0.0.1', 0);
   });
   after(async () => {
     await admin.close();
+    await filler.stop();
     await fixture.stop();
+    pack.close();
+    rmSync(packDir, { recursive: true, force: true });
   });
 
   test('each request gets one log line with its id, operation, binding, status and sizes', async () => {
@@ -130,6 +146,14 @@ describe('logs and metrics', () => {
     assert.match(text, /scoop_content_version 2/);
     assert.match(text, /scoop_imports_committed 2/);
     assert.match(text, /scoop_process_resident_memory_bytes \d/);
+  });
+
+  test('the answer pack says how many answers it holds and which version it filled', async () => {
+    for (let i = 0; i < 500 && filler.filledVersion === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    const text = await (await fetch(`${admin.url}/metrics`)).text();
+    assert.match(text, /scoop_answer_pack_filled_version 2/);
+    assert.match(text, /scoop_answer_pack_answers [1-9]\d*/);
+    assert.match(text, /scoop_answer_pack_bytes [1-9]\d*/);
   });
 
   test('every metric the dashboard and docs/operations.md name is exported', async () => {

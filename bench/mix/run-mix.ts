@@ -179,8 +179,13 @@ async function packFilled(server: Child): Promise<number | undefined> {
   if (!server.adminUrl) return undefined;
   const started = Date.now();
   while (Date.now() - started < PACK_WAIT_MS) {
-    const metrics = await (await fetch(`${server.adminUrl}/metrics`)).text();
+    const metrics = await fetch(`${server.adminUrl}/metrics`).then(
+      (answer) => answer.text(),
+      () => '',
+    );
     const filled = /^scoop_answer_pack_filled_version (\d+)/m.exec(metrics);
+    // A server without a pack (turned off) has nothing to wait for.
+    if (metrics !== '' && !filled) return undefined;
     if (filled && Number(filled[1]) > 0) return Date.now() - started;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

@@ -190,7 +190,6 @@ export async function serveCommand(args: string[]): Promise<number> {
     await store.close();
     return 1;
   }
-  const answerPack = openAnswerPack(settings, base64Cache, metrics, logger);
   const shadow = await openShadow(settings.shadow, metrics, logger);
   if (shadow === 'refused') {
     images.close();
@@ -205,6 +204,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   }
   registerImageMetrics(metrics, images);
   joinCluster(metrics.registry, storeProbes(metrics, store).readiness);
+  // Each worker's own (a cluster's primary serves nothing).
+  const answerPack = openAnswerPack(settings, base64Cache, metrics, logger);
   const running = await startServer(
     {
       store,
@@ -235,6 +236,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   ).catch(async (error: unknown) => {
     await shadow?.close();
     images.close();
+    answerPack?.close();
     await store.close();
     // A cluster's primary reports its workers' failures to listen (cluster.ts).
     if (isWorker) throw error;
@@ -264,6 +266,8 @@ export async function serveCommand(args: string[]): Promise<number> {
           stopForgetting();
           stopVersionLog();
           await running.close();
+          await filler?.stop();
+          answerPack?.close();
           await shadow?.close();
           images.close();
           await store.close();

@@ -23,7 +23,7 @@ export interface PackFillerOptions {
   readonly pageSize?: number;
   /** Told when a fill stops on an error: the next change of version starts another. */
   readonly onError?: (error: unknown) => void;
-  /** Told when a version's answers are all in the pack (or as many as it takes). */
+  /** Told when a version's answers are all in the pack, or as many as it takes: how many it holds (each layout counted). */
   readonly onFilled?: (version: number, answers: number) => void;
 }
 
@@ -41,19 +41,29 @@ export class PackFiller {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  /** Fills that failed in a row, and when the next may start (each failure doubles the wait). */
+  private failures = 0;
+  private retryAt = 0;
 
   constructor(private readonly options: PackFillerOptions) {}
 
   /** Fills the pack with the store's version now, and again whenever the version changes. */
   start(): void {
+    if (this.timer) return;
+    const everyMs = this.options.everyMs ?? 500;
     const look = () => {
       const version = this.options.store.peekVersion();
-      if (version !== undefined && version !== this.version && !this.running) this.fill(version);
+      if (version === undefined || version === this.version || this.running || Date.now() < this.retryAt)
+        return;
+      this.fill(version);
     };
-    void this.options.store.knownVersion().then((version) => {
-      if (!this.stopped && !this.running) this.fill(version);
-    }, this.options.onError);
-    this.timer = setInterval(look, this.options.everyMs ?? 500);
+    void this.options.store.knownVersion().then(
+      (version) => {
+        if (!this.stopped && !this.running) this.fill(version);
+      },
+      (error: unknown) => this.options.onError?.(error),
+    );
+    this.timer = setInterval(look, everyMs);
     this.timer.unref();
   }
 
@@ -77,7 +87,18 @@ export class PackFiller {
   private fill(version: number): void {
     this.version = version;
     this.running = this.pages(version)
-      .catch((error: unknown) => this.options.onError?.(error))
+      .then(
+        () => {
+          this.failures = 0;
+        },
+        (error: unknown) => {
+          // Tried again after a wait (everyMs, doubled with each failure in a row, at most a minute).
+          this.version = undefined;
+          this.failures++;
+          this.retryAt = Date.now() + Math.min(60_000, (this.options.everyMs ?? 500) * 2 ** this.failures);
+          this.options.onError?.(error);
+        },
+      )
       .finally(() => {
         this.running = undefined;
       });
@@ -87,13 +108,15 @@ export class PackFiller {
     const { store, pack } = this.options;
     const pageSize = this.options.pageSize ?? 64;
     let after: AnswerKey | undefined;
-    let kept = 0;
     for (;;) {
       await new Promise<void>((resolve) => setImmediate(resolve));
-      if (this.stopped || !pack.takes(version)) return;
+      if (this.stopped) return;
+      // Full (or closed): as filled as it gets for this version.
+      if (!pack.takes(version)) return this.done(version);
       const page = await store.answerPage(ANSWERS_FORMAT, after, pageSize);
-      // An import committed since: the next look at the version starts over with the new one.
-      if (page.version !== version) {
+      // An import committed since, or the store does not say it has this version yet: the
+      // next look at the version starts over with the one it says.
+      if (page.version !== version || store.peekVersion() !== version) {
         this.version = undefined;
         return;
       }
@@ -110,16 +133,16 @@ export class PackFiller {
             { ...answer, fragment: answer[layout] },
             texts,
           );
-        kept++;
       }
       const last = page.answers.at(-1);
-      if (!last || page.answers.length < pageSize) {
-        this.filled = version;
-        this.options.onFilled?.(version, kept);
-        return;
-      }
+      if (!last || page.answers.length < pageSize) return this.done(version);
       after = { operation: last.operation, key: last.key };
     }
+  }
+
+  private done(version: number): void {
+    this.filled = version;
+    this.options.onFilled?.(version, this.options.pack.size);
   }
 
   /** Texts go into the scratch buffer while it has room, not into fresh memory each. */

@@ -59,7 +59,7 @@ export async function preparedInside(
     const packed = answers!.pack.inside(version, prepared.name, key, layout, now, expires, allocate);
     if (packed) return packed;
   }
-  return store.read(async (snapshot) => {
+  const read = await store.read(async (snapshot) => {
     const answer = await snapshot.answer(prepared.name, key, layout, ANSWERS_FORMAT, texts === undefined);
     if (!answer) return undefined;
     const { visibleFrom, visibleUntil } = answer;
@@ -70,16 +70,25 @@ export async function preparedInside(
     const binaries = blobIds.length === 0 ? [] : await binariesOf(snapshot, blobIds, texts, allocate);
     if (!binaries) return undefined;
     if (visibleUntil !== null) expires(visibleUntil + 1);
-    // Kept only when no import was seen to commit during the read: a read that began at
-    // `version` sees that version or a newer one, and a newer one's answers are dropped
-    // with the pack as soon as the store says it has that version.
-    if (version !== undefined && answers!.version() === version && answers!.pack.takes(version))
-      answers!.pack.keep(version, prepared.name, key, layout, answer, textsByBlob(blobIds, binaries));
-    if (binaries.length === 0) return markup;
+    if (binaries.length === 0) return { answer, blobIds, binaries, parts: markup };
     const parts: BodyPart[] = [markup[0]!];
     for (let i = 0; i < binaries.length; i++) parts.push(binaries[i]!, markup[i + 1]!);
-    return parts;
+    return { answer, blobIds, binaries, parts };
   });
+  if (!read) return undefined;
+  // Kept once the store vouched for the read (read-versions.ts), when the answer's own
+  // statement saw the version the store says it has now: never one older or newer. A blob's
+  // content does not change while it has its id, so its text is that version's too.
+  if (version !== undefined && read.answer.version === version && answers!.version() === version)
+    answers!.pack.keep(
+      version,
+      prepared.name,
+      key,
+      layout,
+      read.answer,
+      textsByBlob(read.blobIds, read.binaries),
+    );
+  return read.parts;
 }
 
 /** The texts among `binaries` by their blob's id (streamed ones are left out). */

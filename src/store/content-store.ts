@@ -69,10 +69,6 @@ export interface StoredBlob {
 /** How a prepared answer's fragment is laid out (SOAP's compact form, or HTTP GET/POST's indented one). */
 export type AnswerLayout = Layout;
 
-/**
- * A prepared answer (src/prepare/): the inside of one operation's answer for one key, in
- * one layout, rendered by the import; binaries stand in it as references to their records.
- */
 export interface AnswerKey {
   readonly operation: string;
   readonly key: string;
@@ -91,11 +87,17 @@ export interface AnswerPage {
   readonly answers: readonly PagedAnswer[];
 }
 
+/**
+ * A prepared answer (src/prepare/): the inside of one operation's answer for one key, in
+ * one layout, rendered by the import; binaries stand in it as references to their records.
+ */
 export interface StoredAnswer {
   readonly fragment: Buffer;
   /** The window the answer may be sent in (an article's sichtbarVon/sichtbarBis), ms; null: open. */
   readonly visibleFrom: number | null;
   readonly visibleUntil: number | null;
+  /** The content version of the statement that read it (it selects the version with its row). */
+  readonly version?: number;
 }
 
 /** A prepared answer as an import writes it: both layouts, and the renderer's format. */

@@ -70,6 +70,7 @@ export interface AnswerRow {
   readonly fragment: Buffer;
   readonly visible_from: number | string | null;
   readonly visible_until: number | string | null;
+  readonly content_version?: string | number;
 }
 
 /**
@@ -79,9 +80,9 @@ export interface AnswerRow {
 export interface PagedAnswerRow {
   readonly content_version: string | number;
   readonly operation: string | null;
-  readonly key: string;
-  readonly compact: Buffer;
-  readonly indented: Buffer;
+  readonly key: string | null;
+  readonly compact: Buffer | null;
+  readonly indented: Buffer | null;
   readonly visible_from: number | string | null;
   readonly visible_until: number | string | null;
 }
@@ -90,7 +91,7 @@ export function answerPage(rows: readonly PagedAnswerRow[]): AnswerPage {
   return {
     version: Number(rows[0]!.content_version),
     answers: rows.flatMap((row) =>
-      row.operation === null
+      row.operation === null || row.key === null || row.compact === null || row.indented === null
         ? []
         : [
             {
@@ -114,5 +115,6 @@ export function storedAnswer(row: AnswerRow | undefined): StoredAnswer | undefin
     fragment: row.fragment,
     visibleFrom: instant(row.visible_from),
     visibleUntil: instant(row.visible_until),
+    ...(row.content_version === undefined ? {} : { version: Number(row.content_version) }),
   };
 }

@@ -401,8 +401,8 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
     return answerPage(
       rows.map((row) => ({
         ...row,
-        compact: Buffer.from(row.compact ?? '', 'base64'),
-        indented: Buffer.from(row.indented ?? '', 'base64'),
+        compact: row.compact === null ? null : Buffer.from(row.compact, 'base64'),
+        indented: row.indented === null ? null : Buffer.from(row.indented, 'base64'),
       })),
     );
   }
