@@ -230,11 +230,7 @@ export class AnswerPack {
     if (this.fd === undefined) return;
     const fd = this.fd;
     this.fd = undefined;
-    this.answers.clear();
-    this.texts.clear();
-    this.slots.clear();
-    this.kept = 0;
-    this.written = 0;
+    this.forget();
     try {
       closeSync(fd);
     } catch {
@@ -242,8 +238,8 @@ export class AnswerPack {
     }
   }
 
-  private empty(version: number): void {
-    this.version = version;
+  /** Drops the index: nothing in the file is found any more. */
+  private forget(): void {
     this.answers.clear();
     this.texts.clear();
     this.slots.clear();
@@ -251,6 +247,11 @@ export class AnswerPack {
     this.written = 0;
     this.indexBytes = 0;
     this.full = false;
+  }
+
+  private empty(version: number): void {
+    this.version = version;
+    this.forget();
     try {
       ftruncateSync(this.fd!, 0);
     } catch (error) {
