@@ -25,7 +25,7 @@ import { runWrk, type WrkResult } from './load.ts';
 import { median } from './measure.ts';
 import { writeMixBundle } from './mix/dataset.ts';
 import { type Distribution, drawOrder, mixRequests, ORDER_LENGTH } from './mix/requests.ts';
-import type { MixLoad } from './mix/run-mix.ts';
+import { type MixLoad, packFilled } from './mix/run-mix.ts';
 import { mixScript } from './mix/wrk-script.ts';
 import { type Child, processTicks, startScoop } from './processes.ts';
 import { table } from './render.ts';
@@ -159,6 +159,8 @@ export async function runDuel(
       servers.push(server);
       log(`duel: ${side.side} (pid ${server.pid}) answering each request once…`);
       await warm(server, side.requests, side.side);
+      // A build with an answer pack measures it filled, as the mix does (run-mix.ts).
+      await packFilled(server);
     }
     const rows: DuelRow[] = [];
     for (const distribution of ['uniform', 'zipf'] as const) {

@@ -175,7 +175,7 @@ const PACK_WAIT_MS = 180_000;
  * scoop_answer_pack_filled_version), so the rounds measure the steady state; ms waited, or
  * undefined when it did not fill in time (or the server has no admin listener).
  */
-async function packFilled(server: Child): Promise<number | undefined> {
+export async function packFilled(server: Child): Promise<number | undefined> {
   if (!server.adminUrl) return undefined;
   const started = Date.now();
   while (Date.now() - started < PACK_WAIT_MS) {
