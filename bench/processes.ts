@@ -19,6 +19,7 @@ import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { scoopNodeFlags } from './node-flags.ts';
 
 const started = new Set<Child>();
 
@@ -192,6 +193,7 @@ export async function startScoop(options: ScoopOptions): Promise<Child> {
   const log = requestLog();
   const child = spawnNode(
     [
+      ...scoopNodeFlags(options.root),
       ...(options.nodeFlags ?? []),
       'bin/scoop.js',
       'serve',
@@ -319,9 +321,9 @@ export class RssSampler {
   }
 }
 
-/** Runs `node bin/scoop.js <args>` (of the checkout at `root`); throws with its stderr on a non-zero exit. Returns stdout. */
+/** Runs `node bin/scoop.js <args>` (of the checkout at `root`, with its node flags); throws with its stderr on a non-zero exit. Returns stdout. */
 export function scoopCommand(args: readonly string[], root?: string): string {
-  const run = spawnSync(process.execPath, ['bin/scoop.js', ...args], {
+  const run = spawnSync(process.execPath, [...scoopNodeFlags(root), 'bin/scoop.js', ...args], {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, SCOOP_LOG_LEVEL: 'warn' },

@@ -6,10 +6,11 @@
  */
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { scoopNodeFlags } from '../bench/node-flags.ts';
 import { Authenticator } from '../src/auth/authenticator.ts';
 import { hashToken } from '../src/auth/tokens.ts';
 import { ScoopError } from '../src/contract/errors.ts';
@@ -87,6 +88,17 @@ function generationBundle(gen: number, extra: Record<string, unknown> = {}): str
   const { json, files } = generation(gen, extra);
   return s.bundle(json, files);
 }
+
+describe('the scoop command', () => {
+  test('bin/scoop.js runs as a command of its own, with the node flags of its first line', () => {
+    // `npx scoop` and `npm start` execute the file: its `env -S` line must start node.
+    const run = spawnSync(BIN, ['--version'], { cwd: s.root, encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /^scoop \S+\n$/);
+    // What the benchmark starts its servers with (bench/node-flags.ts).
+    assert.deepEqual(scoopNodeFlags(path.dirname(path.dirname(BIN))), ['--max-semi-space-size=8']);
+  });
+});
 
 describe('scoop import', { concurrency: true }, () => {
   test('import exits 0 and prints a per-kind summary', async () => {

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { promisify } from 'node:util';
+import { scoopNodeFlags } from '../bench/node-flags.ts';
 import { serveSettings } from '../src/server/settings.ts';
 import { isPostgresUrl } from '../src/store/postgres/location.ts';
 import { settingsSource } from './support/settings-source.ts';
@@ -111,5 +112,13 @@ test('the units start after PostgreSQL, and the instances migrate before serving
   }
   assert.deepEqual(unitValues('scoop@.service', 'ExecStartPre'), [
     '/usr/bin/node /opt/scoop/bin/scoop.js migrate --create',
+  ]);
+});
+
+test('the instances serve with the node flags bin/scoop.js runs with', () => {
+  const flags = scoopNodeFlags();
+  assert.ok(flags.length > 0);
+  assert.deepEqual(unitValues('scoop@.service', 'ExecStart'), [
+    `/usr/bin/node ${flags.join(' ')} /opt/scoop/bin/scoop.js serve`,
   ]);
 });
