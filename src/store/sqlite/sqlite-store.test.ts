@@ -33,6 +33,20 @@ test('a new file gets 16 KiB pages: a point lookup copies 16 KiB, a 256 KiB chun
   assert.equal(pageSize(file), 16384);
 });
 
+test("the connection requests read through keeps SQLite's 2 MiB page cache, not better-sqlite3's 16", async () => {
+  const file = s.dbPath();
+  const store = new SqliteStore(file);
+  try {
+    // The connection is the store's own: nothing else shows its pragmas.
+    const { db } = store as unknown as { db: Database.Database };
+    assert.equal(db.pragma('cache_size', { simple: true }), -2048);
+    // A connection opened without it gets better-sqlite3's default: the setting is not moot.
+    assert.equal(pragmaOf(file, 'cache_size'), '-16000');
+  } finally {
+    await store.close();
+  }
+});
+
 test('a file made with other pages keeps them, and is served and imported into as before', async () => {
   const file = s.dbPath();
   mkdirSync(path.dirname(file), { recursive: true });

@@ -115,6 +115,17 @@ function backToWal(db: Db): void {
   }
 }
 
+/**
+ * SQLite's own page cache for the connection requests read through, in KiB: SQLite's
+ * default, 2 MiB, not the 16 MiB better-sqlite3 compiles in. Its pages are copies of what
+ * the kernel's page cache holds anyway, and most answers come from the answer pack; but
+ * scanning the answers to fill the pack after every import filled all 16 MiB, emptied it
+ * at the next import and filled it again, each time in new allocations: the server's peak
+ * RSS under the realistic mix came 20-40 MB lower with 2 MiB, at the same rate
+ * (docs/performance.md, "The sixteenth round"). An import writes on a connection of its own.
+ */
+const READ_CACHE_KIB = 2048;
+
 function openConnection(file: string, busyMs = 10_000, wal = true): { db: Db; applied: number[] } {
   const { db, prepared } = openSqliteFile(file, busyMs, (opened) => {
     // A request's point lookups each copy a whole page from the OS: 16 KiB pages served
@@ -158,6 +169,7 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
     this.firstImportAlone = options.newForImport === true && file !== ':memory:';
     const opened = openConnection(file, options.busyTimeoutMs ?? 10_000);
     this.db = opened.db;
+    this.db.pragma(`cache_size = -${READ_CACHE_KIB}`);
     this.appliedAtOpen = opened.applied;
     const db = this.db;
     const select = `SELECT r.id, r.doc, r.blob_id, b.size, b.chunk_count, b.sha256, b.encoding FROM records r LEFT JOIN blobs b ON b.blob_id = r.blob_id`;
