@@ -291,22 +291,17 @@ export class ResponseCache {
 
   /**
    * Whether the answer to this request, of `bodyBytes`, is worth keeping (W-TinyLFU's
-   * admission, without its window: Einziger, Friedman and Manes, "TinyLFU", 2017, weighed by
-   * size). Traffic that rarely asks for the same thing twice (many ids, drawn evenly) would
-   * otherwise have every answer copied into one buffer and kept, only to be evicted unread: on
-   * the realistic mix that made the server slower with the cache than without it, its churn
-   * held more memory than the budget, and each copy was memory outside V8's heap that brings
-   * its next major collection closer. So an answer is kept only when its request was asked for
-   * before (`get` counts every lookup, in a sketch that halves its counts as traffic goes on),
-   * and, when the cache is full, when it is asked for more often per byte than the entries it
-   * would evict together (an entry read since it was stored first gets its second chance, as
-   * `set`'s eviction gives it). Per byte, because answers differ in size by a thousand times
-   * (the realistic mix: 4.8 KB the median, 110 KB the 90th percentile, 380 KB the 99th): a
-   * large answer that evicts fifty small ones asked for nearly as often costs more hits than
-   * it brings. Weighed entry against entry, the mix's Zipf traffic found 59% of its requests
-   * in 16 MiB at best; weighed by bytes, 72% (docs/performance.md, "The sixteenth round").
-   * Until 2026-11-27 an answer was kept at its second request within the last 16,384,
-   * whatever it evicted ("The thirteenth round"); until 2026-11-28 weighed entry against entry.
+   * admission, without its window: Einziger, Friedman and Manes, "TinyLFU", 2017). Traffic that
+   * rarely asks for the same thing twice (many ids, drawn evenly) would otherwise have every
+   * answer copied into one buffer and kept, only to be evicted unread: on the realistic mix that
+   * made the server slower with the cache than without it, its churn held more memory than the
+   * budget, and each copy was memory outside V8's heap that brings its next major collection
+   * closer. So an answer is kept only when its request was asked for before (`get` counts every
+   * lookup, in a sketch that halves its counts as traffic goes on), and, when the cache is full,
+   * more often than every entry it would evict (an entry read since it was stored first gets
+   * its second chance, as `set`'s eviction gives it): the entries that are rarely asked for make
+   * room, the popular ones stay. Until 2026-11-27 an answer was kept at its second request
+   * within the last 16,384, whatever it evicted (docs/performance.md, "The thirteenth round").
    */
   admits(key: RequestKey, bodyBytes: number): boolean {
     const size = ResponseCache.sizeOf(key, bodyBytes);
@@ -316,7 +311,6 @@ export class ResponseCache {
     const need = this.bytes + size - this.maxBytes;
     if (need <= 0) return true;
     let freed = 0;
-    let lost = 0;
     let scanned = 0;
     for (const slot of this.order) {
       if (freed >= need || scanned++ === VICTIMS_SCANNED) break;
@@ -327,10 +321,9 @@ export class ResponseCache {
         this.order.add(slot);
         continue;
       }
-      lost += this.asked.estimate(slot.key.counted);
+      if (this.asked.estimate(slot.key.counted) >= asked) return false;
       freed += slot.size;
     }
-    // asked / size > lost / freed: more requests a byte than what makes room for it.
-    return freed >= need && asked * freed > lost * size;
+    return freed >= need;
   }
 }
