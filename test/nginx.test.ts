@@ -41,8 +41,11 @@ const SITE = readFileSync(path.join(DEPLOY, 'nginx.conf'), 'utf8');
 const HOST = 'api.example.org';
 /** The units' one writable folder (ReadWritePaths), where every path scoop writes lies (test/deploy.test.ts). */
 const DATA = /^ReadWritePaths=(\S+)$/m.exec(readFileSync(path.join(DEPLOY, 'scoop@.service'), 'utf8'))![1]!;
-/** How the units run scoop: `/usr/bin/node /opt/scoop/bin/scoop.js <args>`. */
-const SCOOP = '/usr/bin/node /opt/scoop/bin/scoop.js ';
+/**
+ * How the units run scoop: `/usr/bin/node [node flags] /opt/scoop/bin/scoop.js <args>` (the
+ * node flags are bin/scoop.js's own, which deploy.test.ts checks).
+ */
+const SCOOP = /^\/usr\/bin\/node(?: --\S+)* \/opt\/scoop\/bin\/scoop\.js (.*)$/;
 const BUNDLE = '/srv/scoop/bundle';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'scoop-nginx-'));
@@ -68,8 +71,9 @@ function unitCommand(unit: string, key: string): string[] {
   ];
   assert.equal(lines.length, 1, `one ${key}= in ${unit}`);
   const line = lines[0]![1]!.trim();
-  assert.ok(line.startsWith(SCOOP), `${unit} runs scoop: ${line}`);
-  return line.slice(SCOOP.length).split(/\s+/);
+  const args = SCOOP.exec(line)?.[1];
+  assert.ok(args, `${unit} runs scoop: ${line}`);
+  return args.split(/\s+/);
 }
 
 /** The test's stand-in for `/var/lib/scoop` of one database's run. */
