@@ -6,9 +6,9 @@
 //
 // The node flags on the first line are part of how scoop runs: `npx scoop`, an installed
 // `scoop` and `npm start` run this file itself, and the benchmark reads them from here
-// (bench/node-flags.ts). `node bin/scoop.js` runs without them. A young generation of at most 8 MB a half instead of V8's 16
-// keeps a server's peak RSS under the realistic mix 20-50 MB lower at no measured cost in
-// CPU (docs/performance.md, "The sixteenth round").
+// (bench/node-flags.ts); `node bin/scoop.js` runs without them. A young generation of at
+// most 8 MB a half instead of V8's 16 keeps a server's peak RSS under the realistic mix
+// 20-50 MB lower at no measured cost in CPU (docs/performance.md, "The sixteenth round").
 import { readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

@@ -122,7 +122,8 @@ function backToWal(db: Db): void {
  * scanning the answers to fill the pack after every import filled all 16 MiB, emptied it
  * at the next import and filled it again, each time in new allocations: the server's peak
  * RSS under the realistic mix came 20-40 MB lower with 2 MiB, at the same rate
- * (docs/performance.md, "The sixteenth round"). An import writes on a connection of its own.
+ * (docs/performance.md, "The sixteenth round"). An import into a file writes on a
+ * connection of its own, with the default.
  */
 const READ_CACHE_KIB = 2048;
 
