@@ -4,9 +4,10 @@
 // file; otherwise the sources themselves through the TypeScript loader, so a stale build
 // is never run.
 //
-// The node flags on the first line are part of how scoop runs: `npx scoop`, an installed
-// `scoop` and `npm start` run this file itself, and the benchmark reads them from here
-// (bench/node-flags.ts); `node bin/scoop.js` runs without them. A young generation of at
+// The node flags on the first line are part of how scoop runs: `npx scoop` and an installed
+// `scoop` run this file itself, `npm start` and the deploy unit pass the same flags (tests
+// keep them equal), and the benchmark reads them from here (bench/node-flags.ts);
+// `node bin/scoop.js` runs without them. A young generation of at
 // most 8 MB a half instead of V8's 16 keeps a server's peak RSS under the realistic mix
 // 20-50 MB lower at no measured cost in CPU (docs/performance.md, "The sixteenth round").
 import { readdirSync, statSync } from 'node:fs';

@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { scoopNodeFlags } from '../bench/node-flags.ts';
@@ -96,7 +96,23 @@ describe('the scoop command', () => {
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /^scoop \S+\n$/);
     // What the benchmark starts its servers with (bench/node-flags.ts).
-    assert.deepEqual(scoopNodeFlags(path.dirname(path.dirname(BIN))), ['--max-semi-space-size=8']);
+    const flags = scoopNodeFlags(path.dirname(path.dirname(BIN)));
+    assert.deepEqual(flags, ['--max-semi-space-size=8']);
+    // node got them: it prints its own arguments before scoop runs.
+    const shown = spawnSync(BIN, ['--version'], {
+      cwd: s.root,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        NODE_OPTIONS: '--import=data:text/javascript,process.stderr.write(JSON.stringify(process.execArgv))',
+      },
+    });
+    assert.equal(shown.status, 0, shown.stderr);
+    assert.deepEqual(JSON.parse(shown.stderr), flags);
+    // npm start passes the same flags.
+    const start = JSON.parse(readFileSync(path.join(path.dirname(BIN), '..', 'package.json'), 'utf8')).scripts
+      .start;
+    assert.ok(start.includes(`node ${flags.join(' ')} bin/scoop.js serve`), start);
   });
 });
 

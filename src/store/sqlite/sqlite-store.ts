@@ -116,12 +116,12 @@ function backToWal(db: Db): void {
 }
 
 /**
- * SQLite's own page cache for the connection requests read through, in KiB: SQLite's
- * default, 2 MiB, not the 16 MiB better-sqlite3 compiles in. Its pages are copies of what
+ * SQLite's own page cache for the connection requests read through, in KiB: about SQLite's
+ * default (2,000 KiB), not the 16,000 better-sqlite3 compiles in. Its pages are copies of what
  * the kernel's page cache holds anyway, and most answers come from the answer pack; but
  * scanning the answers to fill the pack after every import filled all 16 MiB, emptied it
  * at the next import and filled it again, each time in new allocations: the server's peak
- * RSS under the realistic mix came 20-40 MB lower with 2 MiB, at the same rate
+ * RSS under the realistic mix came 28-44 MB lower with 2 MiB, at the same rate
  * (docs/performance.md, "The sixteenth round"). An import into a file writes on a
  * connection of its own, with the default.
  */
