@@ -114,6 +114,23 @@ describe('the scoop command', () => {
       .start;
     assert.ok(start.includes(`node ${flags.join(' ')} bin/scoop.js serve`), start);
   });
+
+  test('the benchmark reads no flags from a plain first line, and refuses one it cannot read', () => {
+    const checkout = path.join(s.root, 'checkout');
+    mkdirSync(path.join(checkout, 'bin'), { recursive: true });
+    const withFirstLine = (line: string) => {
+      writeFileSync(path.join(checkout, 'bin/scoop.js'), `${line}\nimport './x.js';\n`);
+      return () => scoopNodeFlags(checkout);
+    };
+    assert.deepEqual(withFirstLine('#!/usr/bin/env node')(), []);
+    assert.deepEqual(withFirstLine('#!/usr/bin/env -S node\t--a=1  --b')(), ['--a=1', '--b']);
+    for (const line of [
+      '#!/usr/bin/node --a',
+      '#!/usr/bin/env -S node --import tsx',
+      '#!/usr/bin/env -S node "--a"',
+    ])
+      assert.throws(withFirstLine(line), /cannot read node's flags/, line);
+  });
 });
 
 describe('scoop import', { concurrency: true }, () => {

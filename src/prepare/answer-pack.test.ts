@@ -7,7 +7,7 @@ import { OPERATIONS } from '../contract/operations.ts';
 import type { Snapshot } from '../store/content-store.ts';
 import type { BodyPart } from '../xml/writer.ts';
 import { AnswerPack, type AnswerPackOptions } from './answer-pack.ts';
-import { preparedInside } from './prepared-answer.ts';
+import { type AnswersAtHand, preparedInside } from './prepared-answer.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'scoop-answer-pack-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -203,33 +203,17 @@ describe('answers kept by requests (preparedInside)', () => {
       } as unknown as Snapshot),
   });
 
+  /** getBereich 1's inside, compact, as a request without texts at hand asks for it. */
+  const bereichOne = (store: ReturnType<typeof storeSeeing>, answers: AnswersAtHand) =>
+    preparedInside(store, operation, { bereichID: 1 }, 'compact', 0, never, undefined, undefined, answers);
+
   test('an answer read at the version the store says it has is kept, and sent from the pack next time', async () => {
     const pack = packOf();
     const answers = { pack, version: () => 7 };
-    const first = await preparedInside(
-      storeSeeing(7),
-      operation,
-      { bereichID: 1 },
-      'compact',
-      0,
-      never,
-      undefined,
-      undefined,
-      answers,
-    );
+    const first = await bereichOne(storeSeeing(7), answers);
     assert.equal(text(first), '<b/>');
     assert.equal(pack.size, 1);
-    const again = await preparedInside(
-      storeSeeing(8),
-      operation,
-      { bereichID: 1 },
-      'compact',
-      0,
-      never,
-      undefined,
-      undefined,
-      answers,
-    );
+    const again = await bereichOne(storeSeeing(8), answers);
     assert.equal(text(again), '<b/>', 'from the pack: the store was not read');
     pack.close();
   });
@@ -237,17 +221,7 @@ describe('answers kept by requests (preparedInside)', () => {
   test('an answer whose statement saw another version than the store says is not kept', async () => {
     const pack = packOf();
     for (const seen of [6, 8]) {
-      const parts = await preparedInside(
-        storeSeeing(seen),
-        operation,
-        { bereichID: 1 },
-        'compact',
-        0,
-        never,
-        undefined,
-        undefined,
-        { pack, version: () => 7 },
-      );
+      const parts = await bereichOne(storeSeeing(seen), { pack, version: () => 7 });
       assert.equal(text(parts), '<b/>', 'sent all the same');
     }
     assert.equal(pack.size, 0);
