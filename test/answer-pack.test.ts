@@ -4,6 +4,7 @@
  * (from the pack), on SQLite and PostgreSQL; after an import, the new content, not the kept.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,6 +31,20 @@ const CALLS: ReadonlyArray<[string, Arguments]> = [
   ['getAbonnierteNewsletter', { email: 'anna@example.org' }],
   ['getBereich', { bereichID: 999_999 }],
 ];
+
+/**
+ * An HTTP GET answer's entity tag, and the tag of the bytes it came with (etag.ts: the
+ * SHA-256 of the body when it shows no binary streamed from the store).
+ */
+async function tags(fixture: Fixture, name: string, args: Arguments): Promise<[string | null, string]> {
+  const answer = await answerOf(fixture, 'httpget', name, args);
+  const [head, ...body] = answer.split('\n');
+  const etag = (JSON.parse(head!.slice(head!.indexOf(' ') + 1)) as Array<[string, string]>).find(
+    ([header]) => header === 'etag',
+  );
+  const bytes = Buffer.from(body.join('\n'), 'latin1');
+  return [etag?.[1] ?? null, `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`];
+}
 
 /** Waits for `done`, failing after 10 s instead of hanging. */
 async function until(done: () => boolean): Promise<void> {
@@ -73,7 +88,8 @@ describe('prepared answers from the answer pack', () => {
       });
 
       db.test('every binding answers alike with and without the pack, the first time and again', async () => {
-        for (const round of ['first', 'again']) {
+        // The third round's HTTP GET answers carry the tags the second one kept with their slots.
+        for (const round of ['first', 'again', 'tags kept']) {
           for (const binding of BINDINGS) {
             for (const [name, args] of CALLS) {
               assert.equal(
@@ -86,6 +102,10 @@ describe('prepared answers from the answer pack', () => {
         }
         // Two layouts (compact for SOAP, indented for HTTP) of each answer the store prepared.
         assert.equal(pack.size, 2 * (CALLS.length - 1));
+        for (const [name, args] of CALLS.slice(0, -1)) {
+          const [sent, ofBytes] = await tags(packed, name, args);
+          assert.equal(sent, ofBytes, `${name} ${JSON.stringify(args)}: the tag of its bytes`);
+        }
         assert.ok(lookups.includes('miss'), 'the first answers came from the store');
         assert.ok(
           lookups.filter((result) => result === 'hit').length >= 3 * (CALLS.length - 1),
@@ -152,6 +172,8 @@ describe('prepared answers from the answer pack', () => {
       db.test('after an import the new content is sent, not what the pack kept', async () => {
         const article: Arguments = { artikelID: 100 };
         const before = await answerOf(packed, 'soap11', 'getArtikelDetails', article);
+        const [tagBefore] = await tags(packed, 'getArtikelDetails', article);
+        assert.deepEqual(await tags(packed, 'getArtikelDetails', article), [tagBefore, tagBefore], 'kept');
         assert.ok(!before.includes('abgesagt'));
         await importFolder(packed.store, changedArticleBundle(files));
         // The store says it has the new version within its watch's interval (20 ms for SQLite).
@@ -164,6 +186,12 @@ describe('prepared answers from the answer pack', () => {
         assert.ok(after.includes('abgesagt &lt;wegen Regen&gt; &amp; verschoben'), after);
         assert.equal(await answerOf(packed, 'soap11', 'getArtikelDetails', article), after, 'kept again');
         assert.equal(pack.size, 1, 'the pack holds the new version only');
+        // A tag kept for the old version is not the new bytes' tag, and the new one is kept in turn.
+        for (const time of ['first', 'again']) {
+          const [sent, ofBytes] = await tags(packed, 'getArtikelDetails', article);
+          assert.equal(sent, ofBytes, `${time} after the import`);
+          assert.notEqual(sent, tagBefore);
+        }
         assert.equal(
           await answerOf(packed, 'httpget', 'getBereich', { bereichID: 1 }),
           await answerOf(pair.plain, 'httpget', 'getBereich', { bereichID: 1 }),

@@ -135,6 +135,49 @@ describe('the answer pack', () => {
     pack.close();
   });
 
+  test("an answer's tag is kept with its slot for its version only", () => {
+    const pack = packOf();
+    pack.keep(1, 'getBereich', '1', 'indented', { ...open, fragment: fragment('<b/>') }, NONE);
+    pack.keep(1, 'getBereich', '2', 'indented', { ...open, fragment: fragment('<c/>') }, NONE);
+    const slots: number[] = [];
+    const found = (slot: number) => slots.push(slot);
+    pack.inside(1, 'getBereich', '1', 'indented', 0, never, undefined, found);
+    pack.inside(1, 'getBereich', '2', 'indented', 0, never, undefined, found);
+    pack.inside(1, 'getBereich', '3', 'indented', 0, never, undefined, found);
+    assert.equal(slots.length, 2, 'a slot for each answer found, none for a miss');
+    const [first, second] = slots as [number, number];
+    assert.notEqual(first, second);
+    assert.equal(pack.tagOf(1, first), undefined);
+    pack.keepTag(1, first, '"one"');
+    pack.keepTag(2, second, '"another version"');
+    assert.equal(pack.tagOf(1, first), '"one"');
+    assert.equal(pack.tagOf(2, first), undefined, 'asked for another version');
+    assert.equal(pack.tagOf(1, second), undefined, 'kept for another version');
+    pack.keepTag(1, 99, '"no such slot"');
+    assert.equal(pack.tagOf(1, 99), undefined);
+    pack.keep(2, 'getBereich', '1', 'indented', { ...open, fragment: fragment('<b2/>') }, NONE);
+    assert.equal(
+      pack.tagOf(2, first),
+      undefined,
+      'a new version forgets the tags, its slots are new answers',
+    );
+    pack.close();
+  });
+
+  test('tags count in the index bound', () => {
+    const pack = packOf({ maxIndexBytes: 400 });
+    pack.keep(1, 'getBereich', '1', 'indented', { ...open, fragment: fragment('<b/>') }, NONE);
+    let slot = -1;
+    pack.inside(1, 'getBereich', '1', 'indented', 0, never, undefined, (found) => {
+      slot = found;
+    });
+    pack.keepTag(1, slot, `"${'t'.repeat(200)}"`);
+    assert.equal(pack.tagOf(1, slot), undefined, 'over the bound: not kept');
+    pack.keepTag(1, slot, '"short"');
+    assert.equal(pack.tagOf(1, slot), '"short"');
+    pack.close();
+  });
+
   test('the file and the index stay within their bounds: past them, answers are not kept', () => {
     const small = packOf({ maxBytes: 100 });
     for (let i = 0; i < 10; i++)

@@ -96,6 +96,8 @@ export class AnswerPack {
   private readonly answers = new Map<string, Map<string | number, number>>();
   /** Each blob's base64 text's slot, by blob id. */
   private readonly texts = new Map<number, number>();
+  /** The entity tag of an answer's HTTP envelope, by its slot (tagOf). */
+  private readonly tags = new Map<number, string>();
   private readonly slots = new Slots();
   private kept = 0;
   private readonly maxIndexBytes: number;
@@ -134,7 +136,7 @@ export class AnswerPack {
   /**
    * The inside of the answer kept for `version`, its binaries' texts in place, in buffers
    * from `allocate`; undefined when none is kept, or when it is not visible at `now` (its
-   * store then says why).
+   * store then says why). `found` is told the answer's slot (tagOf, keepTag).
    */
   inside(
     version: number,
@@ -144,6 +146,7 @@ export class AnswerPack {
     now: number,
     expires: (at: number) => void,
     allocate: (length: number) => Buffer = Buffer.allocUnsafe,
+    found?: (slot: number) => void,
   ): BodyPart[] | undefined {
     if (version !== this.version || this.fd === undefined) return undefined;
     const slot = this.answers.get(tableName(operation, layout))?.get(indexKey(key));
@@ -164,7 +167,26 @@ export class AnswerPack {
       parts.push(text, markup[i + 1]!);
     }
     if (!Number.isNaN(visibleUntil)) expires(visibleUntil + 1);
+    found?.(slot);
     return parts;
+  }
+
+  /**
+   * The entity tag kept for the answer in this slot of `version` (HTTP GET answers are tagged
+   * by a SHA-256 of their bytes, etag.ts: about 37 µs for 60 KB here). A slot's bytes, and so
+   * its envelope's, do not change while the pack holds its version.
+   */
+  tagOf(version: number, slot: number): string | undefined {
+    return version === this.version ? this.tags.get(slot) : undefined;
+  }
+
+  /** Keeps the tag of the answer in `slot` of `version`, counted in the index's bound. */
+  keepTag(version: number, slot: number, tag: string): void {
+    if (version !== this.version || slot >= this.slots.used || this.tags.has(slot)) return;
+    const bytes = ENTRY_BYTES + 2 * tag.length;
+    if (this.indexBytes + bytes > this.maxIndexBytes) return;
+    this.tags.set(slot, tag);
+    this.indexBytes += bytes;
   }
 
   /** Whether the pack holds `version` and the text of this blob: it need not be read again. */
@@ -242,6 +264,7 @@ export class AnswerPack {
   private forget(): void {
     this.answers.clear();
     this.texts.clear();
+    this.tags.clear();
     this.slots.clear();
     this.kept = 0;
     this.written = 0;

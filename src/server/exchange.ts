@@ -54,6 +54,8 @@ export interface Answer {
   readonly headers: Readonly<Record<string, string>> | undefined;
   /** The answer is stale from this instant on (ms); infinite unless an article's window ends. */
   readonly expiresAt: number;
+  /** Its entity tag when already known (an answer from the answer pack); else send makes it. */
+  readonly tag?: string | undefined;
 }
 
 const NO_TARGET: Target = { kind: 'none' };

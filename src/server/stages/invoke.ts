@@ -5,11 +5,14 @@
  * the result with the operation's writer (compiled once at start-up from the contract).
  */
 
+import type { AnswerPack } from '../../prepare/answer-pack.ts';
 import { preparedInside } from '../../prepare/prepared-answer.ts';
 import { bindingNamed } from '../../protocol/bindings/registry.ts';
 import { coerceArguments } from '../../protocol/coerce.ts';
 import { invoke as invokeHandler } from '../../service/invoke.ts';
+import type { BodyPart } from '../../xml/writer.ts';
 import type { AppContext } from '../app-context.ts';
+import { entityTag } from '../etag.ts';
 import type { Exchange } from '../exchange.ts';
 import type { Stage } from '../pipeline.ts';
 
@@ -21,6 +24,7 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
   const writer = app.writers.get(call.operation)!;
   if (binding.prepared) {
     const { layout, wrap } = binding.prepared;
+    let packed: { version: number; slot: number } | undefined;
     const inside = await preparedInside(
       app.store,
       call.operation,
@@ -33,9 +37,16 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
       app.base64Cache?.keepsFiles ? app.base64Cache : undefined,
       (length) => exchange.borrow(app.textBuffers, length),
       app.answers,
+      binding.conditional
+        ? (version, slot) => {
+            packed = { version, slot };
+          }
+        : undefined,
     );
     if (inside) {
-      exchange.answer = { parts: wrap(writer, inside), headers: undefined, expiresAt };
+      const parts = wrap(writer, inside);
+      const tag = packed && app.answers && packedTag(app.answers.pack, packed.version, packed.slot, parts);
+      exchange.answer = { parts, headers: undefined, expiresAt, tag };
       return;
     }
   }
@@ -51,6 +62,23 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
   });
   const { parts, headers } = binding.render(writer, result, call, args);
   exchange.answer = { parts, headers, expiresAt };
+}
+
+/**
+ * The entity tag of an answer sent from the answer pack: kept with its slot, so that its bytes
+ * are hashed once per content version rather than once per request (etag.ts).
+ */
+function packedTag(
+  pack: AnswerPack,
+  version: number,
+  slot: number,
+  parts: readonly BodyPart[],
+): string | undefined {
+  const kept = pack.tagOf(version, slot);
+  if (kept !== undefined) return kept;
+  const tag = entityTag(parts);
+  if (tag !== undefined) pack.keepTag(version, slot, tag);
+  return tag;
 }
 
 export function invoke(app: AppContext): Stage {

@@ -25,7 +25,7 @@ async function send(app: AppContext, exchange: Exchange): Promise<void> {
   // RFC 9110 §13.1.2: a tag and 304 for GET and HEAD only (the JSON API's search is a POST).
   const conditional = binding.conditional && (exchange.method === 'GET' || exchange.method === 'HEAD');
   if (conditional) {
-    const tag = entityTag(parts);
+    const tag = exchange.answer!.tag ?? entityTag(parts);
     if (tag) headers.etag = tag;
   }
   const { key, res, observation } = exchange;
