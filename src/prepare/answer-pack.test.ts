@@ -135,47 +135,61 @@ describe('the answer pack', () => {
     pack.close();
   });
 
-  test("an answer's tag is kept with its slot for its version only", () => {
+  test("an answer's tag is kept with its slot until the index is dropped", () => {
     const pack = packOf();
     pack.keep(1, 'getBereich', '1', 'indented', { ...open, fragment: fragment('<b/>') }, NONE);
     pack.keep(1, 'getBereich', '2', 'indented', { ...open, fragment: fragment('<c/>') }, NONE);
-    const slots: number[] = [];
-    const found = (slot: number) => slots.push(slot);
+    const places: Array<[number, number]> = [];
+    const found = (generation: number, slot: number) => places.push([generation, slot]);
     pack.inside(1, 'getBereich', '1', 'indented', 0, never, undefined, found);
     pack.inside(1, 'getBereich', '2', 'indented', 0, never, undefined, found);
     pack.inside(1, 'getBereich', '3', 'indented', 0, never, undefined, found);
-    assert.equal(slots.length, 2, 'a slot for each answer found, none for a miss');
-    const [first, second] = slots as [number, number];
+    assert.equal(places.length, 2, 'a place for each answer found, none for a miss');
+    const [[generation, first], [, second]] = places as [[number, number], [number, number]];
     assert.notEqual(first, second);
-    assert.equal(pack.tagOf(1, first), undefined);
-    pack.keepTag(1, first, '"one"');
-    pack.keepTag(2, second, '"another version"');
-    assert.equal(pack.tagOf(1, first), '"one"');
-    assert.equal(pack.tagOf(2, first), undefined, 'asked for another version');
-    assert.equal(pack.tagOf(1, second), undefined, 'kept for another version');
-    pack.keepTag(1, 99, '"no such slot"');
-    assert.equal(pack.tagOf(1, 99), undefined);
+    assert.equal(pack.tagOf(generation, first), undefined);
+    pack.keepTag(generation, first, '"one"');
+    pack.keepTag(generation + 1, second, '"another generation"');
+    assert.equal(pack.tagOf(generation, first), '"one"');
+    assert.equal(pack.tagOf(generation + 1, first), undefined, 'asked for another generation');
+    assert.equal(pack.tagOf(generation, second), undefined, 'kept for another generation');
+    pack.keepTag(generation, 99, '"no such slot"');
+    assert.equal(pack.tagged, 1);
+    // A new version drops the index: its slots are new answers, even for the same key.
     pack.keep(2, 'getBereich', '1', 'indented', { ...open, fragment: fragment('<b2/>') }, NONE);
-    assert.equal(
-      pack.tagOf(2, first),
-      undefined,
-      'a new version forgets the tags, its slots are new answers',
-    );
+    pack.inside(2, 'getBereich', '1', 'indented', 0, never, undefined, found);
+    const [later, again] = places[2]!;
+    assert.equal(again, first, 'the same slot number');
+    assert.notEqual(later, generation);
+    assert.equal(pack.tagOf(later, again), undefined);
+    assert.equal(pack.tagOf(generation, first), undefined);
+    pack.keepTag(generation, first, '"late"');
+    assert.equal(pack.tagged, 0, 'a tag of the generation before is not kept');
     pack.close();
   });
 
-  test('tags count in the index bound', () => {
-    const pack = packOf({ maxIndexBytes: 400 });
-    pack.keep(1, 'getBereich', '1', 'indented', { ...open, fragment: fragment('<b/>') }, NONE);
-    let slot = -1;
-    pack.inside(1, 'getBereich', '1', 'indented', 0, never, undefined, (found) => {
-      slot = found;
-    });
-    pack.keepTag(1, slot, `"${'t'.repeat(200)}"`);
-    assert.equal(pack.tagOf(1, slot), undefined, 'over the bound: not kept');
-    pack.keepTag(1, slot, '"short"');
-    assert.equal(pack.tagOf(1, slot), '"short"');
+  test('tags have a quarter of the index bound of their own, and never keep an answer out', () => {
+    // 128 bytes a tag: 1,024 of index bound hold two tags.
+    const pack = packOf({ maxIndexBytes: 1024 });
+    const places: Array<[number, number]> = [];
+    for (let i = 0; i < 5; i++) {
+      pack.keep(1, 'getBereich', String(i), 'indented', { ...open, fragment: fragment('<b/>') }, NONE);
+      pack.inside(1, 'getBereich', String(i), 'indented', 0, never, undefined, (generation, slot) =>
+        places.push([generation, slot]),
+      );
+    }
+    for (const [generation, slot] of places) pack.keepTag(generation, slot, '"tag"');
+    assert.equal(pack.tagged, 2);
+    pack.keepTag(places[0]![0], places[0]![1], '"again"');
+    assert.equal(pack.tagOf(places[0]![0], places[0]![1]), '"tag"', 'kept once, not counted twice');
+    const untagged = packOf({ maxIndexBytes: 1024 });
+    for (const each of [pack, untagged])
+      for (let i = 5; i < 100; i++)
+        each.keep(1, 'getBereich', String(i), 'indented', { ...open, fragment: fragment('<b/>') }, NONE);
+    assert.equal(pack.size, untagged.size, 'as many answers as a pack without tags holds');
+    assert.ok(pack.size < 100);
     pack.close();
+    untagged.close();
   });
 
   test('the file and the index stay within their bounds: past them, answers are not kept', () => {

@@ -11,6 +11,8 @@
  * content version: a request for another version finds nothing, and the first answer kept
  * for a newer one empties it. It only grows: once `maxBytes` of file or `maxIndexBytes` of
  * index are used, answers go on being read from the store until the content changes.
+ * Beside the index, in memory, the entity tags of answers sent over HTTP GET (tagOf): those
+ * are of the serving app's envelope, so a pack serves one app.
  *
  * The file is removed from its folder as soon as it is open, so it never outlives the
  * process; its pages are the kernel's page cache, not the process's memory.
@@ -85,6 +87,8 @@ const INTEGER = /^(0|[1-9][0-9]{0,14})$/;
 /** What an index entry costs besides its key's characters: the map's slot and the typed arrays'. */
 const ENTRY_BYTES = 64;
 const DEFAULT_MAX_INDEX_BYTES = 32 * 1024 * 1024;
+/** What a kept tag costs: its map entry and its string of 34 characters, measured at 93 bytes in Node 20. */
+const TAG_BYTES = 128;
 
 export class AnswerPack {
   private fd: number | undefined;
@@ -96,8 +100,11 @@ export class AnswerPack {
   private readonly answers = new Map<string, Map<string | number, number>>();
   /** Each blob's base64 text's slot, by blob id. */
   private readonly texts = new Map<number, number>();
-  /** The entity tag of an answer's HTTP envelope, by its slot (tagOf). */
+  /** The entity tag of an answer in its HTTP envelope, by its slot (tagOf). */
   private readonly tags = new Map<number, string>();
+  private tagBytes = 0;
+  /** Counts the times the index was dropped: a slot is an answer's only within one generation. */
+  private generation = 0;
   private readonly slots = new Slots();
   private kept = 0;
   private readonly maxIndexBytes: number;
@@ -136,7 +143,8 @@ export class AnswerPack {
   /**
    * The inside of the answer kept for `version`, its binaries' texts in place, in buffers
    * from `allocate`; undefined when none is kept, or when it is not visible at `now` (its
-   * store then says why). `found` is told the answer's slot (tagOf, keepTag).
+   * store then says why). `found` is told where the answer is: the index's generation and
+   * its slot (tagOf, keepTag).
    */
   inside(
     version: number,
@@ -146,7 +154,7 @@ export class AnswerPack {
     now: number,
     expires: (at: number) => void,
     allocate: (length: number) => Buffer = Buffer.allocUnsafe,
-    found?: (slot: number) => void,
+    found?: (generation: number, slot: number) => void,
   ): BodyPart[] | undefined {
     if (version !== this.version || this.fd === undefined) return undefined;
     const slot = this.answers.get(tableName(operation, layout))?.get(indexKey(key));
@@ -167,26 +175,36 @@ export class AnswerPack {
       parts.push(text, markup[i + 1]!);
     }
     if (!Number.isNaN(visibleUntil)) expires(visibleUntil + 1);
-    found?.(slot);
+    found?.(this.generation, slot);
     return parts;
   }
 
   /**
-   * The entity tag kept for the answer in this slot of `version` (HTTP GET answers are tagged
-   * by a SHA-256 of their bytes, etag.ts: about 37 µs for 60 KB here). A slot's bytes, and so
-   * its envelope's, do not change while the pack holds its version.
+   * The entity tag kept for the answer in `slot`, as `inside` told it (generation and slot).
+   * HTTP GET answers are tagged by the SHA-256 of their bytes (server/etag.ts), and the bytes
+   * of an answer in its envelope do not change while its slot is in the index. The tags are
+   * the serving app's (its envelope's): a pack serves one app.
    */
-  tagOf(version: number, slot: number): string | undefined {
-    return version === this.version ? this.tags.get(slot) : undefined;
+  tagOf(generation: number, slot: number): string | undefined {
+    return generation === this.generation ? this.tags.get(slot) : undefined;
   }
 
-  /** Keeps the tag of the answer in `slot` of `version`, counted in the index's bound. */
-  keepTag(version: number, slot: number, tag: string): void {
-    if (version !== this.version || slot >= this.slots.used || this.tags.has(slot)) return;
-    const bytes = ENTRY_BYTES + 2 * tag.length;
-    if (this.indexBytes + bytes > this.maxIndexBytes) return;
-    this.tags.set(slot, tag);
-    this.indexBytes += bytes;
+  /**
+   * Keeps the tag of the answer in `slot`. Tags have a quarter of the index's bound of their
+   * own, so that they never keep an answer out.
+   */
+  keepTag(generation: number, slot: number, tag: string): void {
+    if (generation !== this.generation || slot >= this.slots.used || this.tags.has(slot)) return;
+    if (this.tagBytes + TAG_BYTES > this.maxIndexBytes / 4) return;
+    // A copy of its own: the tag made by etag.ts is a concatenation holding on to the whole
+    // digest's text, twice the memory.
+    this.tags.set(slot, Buffer.from(tag, 'latin1').toString('latin1'));
+    this.tagBytes += TAG_BYTES;
+  }
+
+  /** Tags kept (for tests and metrics). */
+  get tagged(): number {
+    return this.tags.size;
   }
 
   /** Whether the pack holds `version` and the text of this blob: it need not be read again. */
@@ -265,6 +283,8 @@ export class AnswerPack {
     this.answers.clear();
     this.texts.clear();
     this.tags.clear();
+    this.tagBytes = 0;
+    this.generation++;
     this.slots.clear();
     this.kept = 0;
     this.written = 0;

@@ -38,8 +38,7 @@ export interface AnswersAtHand {
  * store whose answers are of another format or were never prepared). Texts read from
  * `texts` go into buffers from `allocate`, which may lend them only until the answer is sent.
  * With `answers`, an answer kept there for the store's version is sent from there (`packed`
- * is then told its version and slot: AnswerPack.tagOf), and one read from the store is kept
- * there.
+ * is then told where: AnswerPack.tagOf), and one read from the store is kept there.
  */
 export async function preparedInside(
   store: Pick<ContentStore, 'read'>,
@@ -51,15 +50,14 @@ export async function preparedInside(
   texts?: TextsAtHand,
   allocate?: (length: number) => Buffer,
   answers?: AnswersAtHand,
-  packed?: (version: number, slot: number) => void,
+  packed?: (generation: number, slot: number) => void,
 ): Promise<BodyPart[] | undefined> {
   const prepared = preparedOperation(operation.name);
   const key = prepared?.keyOf(args);
   if (prepared === undefined || key === undefined) return undefined;
   const version = answers?.version();
   if (version !== undefined) {
-    const found = packed && ((slot: number) => packed(version, slot));
-    const inside = answers!.pack.inside(version, prepared.name, key, layout, now, expires, allocate, found);
+    const inside = answers!.pack.inside(version, prepared.name, key, layout, now, expires, allocate, packed);
     if (inside) return inside;
   }
   const read = await store.read(async (snapshot) => {

@@ -24,7 +24,8 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
   const writer = app.writers.get(call.operation)!;
   if (binding.prepared) {
     const { layout, wrap } = binding.prepared;
-    let packed: { version: number; slot: number } | undefined;
+    const pack = binding.conditional ? app.answers?.pack : undefined;
+    let packed: { generation: number; slot: number } | undefined;
     const inside = await preparedInside(
       app.store,
       call.operation,
@@ -37,15 +38,14 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
       app.base64Cache?.keepsFiles ? app.base64Cache : undefined,
       (length) => exchange.borrow(app.textBuffers, length),
       app.answers,
-      binding.conditional
-        ? (version, slot) => {
-            packed = { version, slot };
-          }
-        : undefined,
+      pack &&
+        ((generation, slot) => {
+          packed = { generation, slot };
+        }),
     );
     if (inside) {
       const parts = wrap(writer, inside);
-      const tag = packed && app.answers && packedTag(app.answers.pack, packed.version, packed.slot, parts);
+      const tag = pack && packed && packedTag(pack, packed.generation, packed.slot, parts);
       exchange.answer = { parts, headers: undefined, expiresAt, tag };
       return;
     }
@@ -66,18 +66,20 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
 
 /**
  * The entity tag of an answer sent from the answer pack: kept with its slot, so that its bytes
- * are hashed once per content version rather than once per request (etag.ts).
+ * are hashed once per content version rather than once per request (etag.ts). A slot is the
+ * answer's only until the pack drops its index (a new version); the generation it was found
+ * in tells whether that happened meanwhile, and then nothing is kept or taken.
  */
 function packedTag(
   pack: AnswerPack,
-  version: number,
+  generation: number,
   slot: number,
   parts: readonly BodyPart[],
 ): string | undefined {
-  const kept = pack.tagOf(version, slot);
+  const kept = pack.tagOf(generation, slot);
   if (kept !== undefined) return kept;
   const tag = entityTag(parts);
-  if (tag !== undefined) pack.keepTag(version, slot, tag);
+  if (tag !== undefined) pack.keepTag(generation, slot, tag);
   return tag;
 }
 
