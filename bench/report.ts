@@ -11,6 +11,7 @@ import { availableParallelism, cpus, release, totalmem } from 'node:os';
 import path from 'node:path';
 import type { ImageBenchResult } from './images.ts';
 import type { MixReport } from './mix/mix-report.ts';
+import { scoopNodeFlags } from './node-flags.ts';
 import type { CpuShare } from './processes.ts';
 import type { Target } from './scenarios.ts';
 
@@ -24,7 +25,16 @@ export interface Machine {
 }
 
 /** Which code was measured: the commit, how many source files differ from it, and the built bundle's hash. */
-export function codeState(): { commit: string; changedSourceFiles: number; distSha256: string | null } {
+/**
+ * The build measured: its commit, whether src/ differs from it, the bundle's hash, and the
+ * node flags its `bin/scoop.js` runs with (each server and import is started with them).
+ */
+export function codeState(): {
+  commit: string;
+  changedSourceFiles: number;
+  distSha256: string | null;
+  nodeFlags: string[];
+} {
   const git = (args: string[]) => spawnSync('git', args, { encoding: 'utf8' }).stdout?.trim() ?? '';
   let distSha256: string | null = null;
   try {
@@ -36,6 +46,7 @@ export function codeState(): { commit: string; changedSourceFiles: number; distS
     commit: git(['rev-parse', '--short', 'HEAD']),
     changedSourceFiles: git(['status', '--porcelain', '--', 'src']).split('\n').filter(Boolean).length,
     distSha256,
+    nodeFlags: scoopNodeFlags(),
   };
 }
 
