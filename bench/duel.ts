@@ -27,6 +27,7 @@ import { writeMixBundle } from './mix/dataset.ts';
 import { type Distribution, drawOrder, mixRequests, ORDER_LENGTH } from './mix/requests.ts';
 import { type MixLoad, packFilled } from './mix/run-mix.ts';
 import { mixScript } from './mix/wrk-script.ts';
+import { scoopNodeFlags } from './node-flags.ts';
 import { type Child, processTicks, startScoop } from './processes.ts';
 import { table } from './render.ts';
 import type { BenchRequest } from './scenarios.ts';
@@ -63,6 +64,8 @@ export interface DuelRow {
 export interface DuelReport {
   readonly baseline: string;
   readonly baselineCommit: string;
+  /** The node flags each build's `bin/scoop.js` runs with (its servers are started with them). */
+  readonly nodeFlags?: { readonly ours: readonly string[]; readonly baseline: readonly string[] };
   readonly answerCache: 'on' | 'off';
   readonly rounds: number;
   readonly seconds: number;
@@ -211,6 +214,7 @@ export async function runDuel(
     return {
       baseline: options.baseline,
       baselineCommit: baseline.commit,
+      nodeFlags: { ours: scoopNodeFlags(), baseline: scoopNodeFlags(path.join(work, 'baseline')) },
       answerCache: options.answerCache,
       rounds: options.rounds,
       seconds: options.seconds,
@@ -223,7 +227,12 @@ export async function runDuel(
 }
 
 export function renderDuel(report: DuelReport): string {
-  return table([
+  const flags = report.nodeFlags;
+  const named = (list: readonly string[]) => list.join(' ') || 'none';
+  const head = flags
+    ? `node flags: ours ${named(flags.ours)}, ${report.baseline} ${named(flags.baseline)}\n`
+    : '';
+  return `${head}${table([
     [
       'order',
       'ours µs/request',
@@ -244,5 +253,5 @@ export function renderDuel(report: DuelReport): string {
       `${r.lowest.toFixed(3)} – ${r.highest.toFixed(3)}`,
       String(r.errors),
     ]),
-  ]);
+  ])}`;
 }

@@ -24,7 +24,6 @@ export interface Machine {
   readonly generator: string;
 }
 
-/** Which code was measured: the commit, how many source files differ from it, and the built bundle's hash. */
 /**
  * The build measured: its commit, whether src/ differs from it, the bundle's hash, and the
  * node flags its `bin/scoop.js` runs with (each server and import is started with them).

@@ -34,6 +34,7 @@ test('the table names the baseline and shows each order', () => {
   const text = renderDuel({
     baseline: 'main~3',
     baselineCommit: 'abc',
+    nodeFlags: { ours: ['--max-semi-space-size=8'], baseline: [] },
     answerCache: 'off',
     rounds: 1,
     seconds: 5,
@@ -41,4 +42,5 @@ test('the table names the baseline and shows each order', () => {
   });
   assert.match(text, /main~3 \/ ours/);
   assert.match(text, /uniform .*1\.100/);
+  assert.match(text, /node flags: ours --max-semi-space-size=8, main~3 none/);
 });

@@ -188,6 +188,24 @@ describe('the answer pack', () => {
         each.keep(1, 'getBereich', String(i), 'indented', { ...open, fragment: fragment('<b/>') }, NONE);
     assert.equal(pack.size, untagged.size, 'as many answers as a pack without tags holds');
     assert.ok(pack.size < 100);
+    // A new version drops the tags with the index, and their bytes: two fit again.
+    const later: Array<[number, number]> = [];
+    for (let i = 0; i < 3; i++) {
+      pack.keep(2, 'getBereich', String(i), 'indented', { ...open, fragment: fragment('<b/>') }, NONE);
+      pack.inside(2, 'getBereich', String(i), 'indented', 0, never, undefined, (generation, slot) =>
+        later.push([generation, slot]),
+      );
+    }
+    for (const [generation, slot] of later) pack.keepTag(generation, slot, '"tag"');
+    assert.equal(pack.tagged, 2);
+    // A longer tag counts by its length.
+    const roomy = packOf({ maxIndexBytes: 4 * 1024 });
+    roomy.keep(1, 'getBereich', '1', 'indented', { ...open, fragment: fragment('<b/>') }, NONE);
+    roomy.inside(1, 'getBereich', '1', 'indented', 0, never, undefined, (generation, slot) =>
+      roomy.keepTag(generation, slot, `"${'t'.repeat(600)}"`),
+    );
+    assert.equal(roomy.tagged, 0, '1,268 bytes over a bound of 1,024');
+    roomy.close();
     pack.close();
     untagged.close();
   });
