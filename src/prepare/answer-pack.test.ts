@@ -280,7 +280,7 @@ describe('answers kept by requests (preparedInside)', () => {
 
   /** getBereich 1's inside, compact, as a request without texts at hand asks for it. */
   const bereichOne = (store: ReturnType<typeof storeSeeing>, answers: AnswersAtHand) =>
-    preparedInside(store, operation, { bereichID: 1 }, 'compact', 0, never, undefined, undefined, answers);
+    preparedInside(store, operation, { bereichID: 1 }, 'compact', 0, never, { answers });
 
   test('an answer read at the version the store says it has is kept, and sent from the pack next time', async () => {
     const pack = packOf();

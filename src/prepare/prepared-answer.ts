@@ -32,13 +32,22 @@ export interface AnswersAtHand {
   readonly version: () => number | undefined;
 }
 
+/** Where else preparedInside may find an answer's parts, and what it tells. */
+export interface PreparedSources {
+  /** Binaries' texts besides the store. */
+  readonly texts?: TextsAtHand | undefined;
+  /** Buffers for the texts read, which may be lent only until the answer is sent. */
+  readonly allocate?: ((length: number) => Buffer) | undefined;
+  /** The answer pack: an answer kept there for the store's version is sent from there, one read from the store is kept there. */
+  readonly answers?: AnswersAtHand | undefined;
+  /** Told where in the pack an answer sent from it is (AnswerPack.tagOf). */
+  readonly packed?: ((generation: number, slot: number) => void) | undefined;
+}
+
 /**
  * The inside of the call's answer in `layout`, or undefined when it has none to send: then
  * its handler answers (an unknown id, an article outside its window, a resized image, a
- * store whose answers are of another format or were never prepared). Texts read from
- * `texts` go into buffers from `allocate`, which may lend them only until the answer is sent.
- * With `answers`, an answer kept there for the store's version is sent from there (`packed`
- * is then told where: AnswerPack.tagOf), and one read from the store is kept there.
+ * store whose answers are of another format or were never prepared).
  */
 export async function preparedInside(
   store: Pick<ContentStore, 'read'>,
@@ -47,10 +56,7 @@ export async function preparedInside(
   layout: Layout,
   now: number,
   expires: (at: number) => void,
-  texts?: TextsAtHand,
-  allocate?: (length: number) => Buffer,
-  answers?: AnswersAtHand,
-  packed?: (generation: number, slot: number) => void,
+  { texts, allocate, answers, packed }: PreparedSources = {},
 ): Promise<BodyPart[] | undefined> {
   const prepared = preparedOperation(operation.name);
   const key = prepared?.keyOf(args);

@@ -35,13 +35,16 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
       (at) => {
         expiresAt = Math.min(expiresAt, at);
       },
-      app.base64Cache?.keepsFiles ? app.base64Cache : undefined,
-      (length) => exchange.borrow(app.textBuffers, length),
-      app.answers,
-      pack &&
-        ((generation, slot) => {
-          packed = { generation, slot };
-        }),
+      {
+        texts: app.base64Cache?.keepsFiles ? app.base64Cache : undefined,
+        allocate: (length) => exchange.borrow(app.textBuffers, length),
+        answers: app.answers,
+        packed:
+          pack &&
+          ((generation, slot) => {
+            packed = { generation, slot };
+          }),
+      },
     );
     if (inside) {
       const parts = wrap(writer, inside);
