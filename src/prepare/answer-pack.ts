@@ -203,7 +203,7 @@ export class AnswerPack {
     this.tagBytes += bytes;
   }
 
-  /** Tags kept (for tests and metrics). */
+  /** Tags kept (for tests). */
   get tagged(): number {
     return this.tags.size;
   }
