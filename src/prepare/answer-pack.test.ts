@@ -168,16 +168,22 @@ describe('the answer pack', () => {
     pack.close();
   });
 
-  test('tags have a quarter of the index bound of their own, and never keep an answer out', () => {
-    // 128 bytes a tag: 1,024 of index bound hold two tags.
-    const pack = packOf({ maxIndexBytes: 1024 });
+  /** Keeps getBereich 0 to count-1 of `version` and finds each: where each is (generation, slot). */
+  function keptPlaces(pack: AnswerPack, version: number, count: number): Array<[number, number]> {
     const places: Array<[number, number]> = [];
-    for (let i = 0; i < 5; i++) {
-      pack.keep(1, 'getBereich', String(i), 'indented', { ...open, fragment: fragment('<b/>') }, NONE);
-      pack.inside(1, 'getBereich', String(i), 'indented', 0, never, undefined, (generation, slot) =>
+    for (let i = 0; i < count; i++) {
+      pack.keep(version, 'getBereich', String(i), 'indented', { ...open, fragment: fragment('<b/>') }, NONE);
+      pack.inside(version, 'getBereich', String(i), 'indented', 0, never, undefined, (generation, slot) =>
         places.push([generation, slot]),
       );
     }
+    return places;
+  }
+
+  test('tags have a quarter of the index bound of their own, and never keep an answer out', () => {
+    // 128 bytes a tag: 1,024 of index bound hold two tags.
+    const pack = packOf({ maxIndexBytes: 1024 });
+    const places = keptPlaces(pack, 1, 5);
     for (const [generation, slot] of places) pack.keepTag(generation, slot, '"tag"');
     assert.equal(pack.tagged, 2);
     pack.keepTag(places[0]![0], places[0]![1], '"again"');
@@ -189,21 +195,12 @@ describe('the answer pack', () => {
     assert.equal(pack.size, untagged.size, 'as many answers as a pack without tags holds');
     assert.ok(pack.size < 100);
     // A new version drops the tags with the index, and their bytes: two fit again.
-    const later: Array<[number, number]> = [];
-    for (let i = 0; i < 3; i++) {
-      pack.keep(2, 'getBereich', String(i), 'indented', { ...open, fragment: fragment('<b/>') }, NONE);
-      pack.inside(2, 'getBereich', String(i), 'indented', 0, never, undefined, (generation, slot) =>
-        later.push([generation, slot]),
-      );
-    }
-    for (const [generation, slot] of later) pack.keepTag(generation, slot, '"tag"');
+    for (const [generation, slot] of keptPlaces(pack, 2, 3)) pack.keepTag(generation, slot, '"tag"');
     assert.equal(pack.tagged, 2);
     // A longer tag counts by its length.
     const roomy = packOf({ maxIndexBytes: 4 * 1024 });
-    roomy.keep(1, 'getBereich', '1', 'indented', { ...open, fragment: fragment('<b/>') }, NONE);
-    roomy.inside(1, 'getBereich', '1', 'indented', 0, never, undefined, (generation, slot) =>
-      roomy.keepTag(generation, slot, `"${'t'.repeat(600)}"`),
-    );
+    for (const [generation, slot] of keptPlaces(roomy, 1, 1))
+      roomy.keepTag(generation, slot, `"${'t'.repeat(600)}"`);
     assert.equal(roomy.tagged, 0, '1,268 bytes over a bound of 1,024');
     roomy.close();
     pack.close();
