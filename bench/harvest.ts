@@ -25,7 +25,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { importAndToken } from './bundle.ts';
-import { scoopNodeFlags } from './node-flags.ts';
+import { scoopArgs } from './node-flags.ts';
 import { machineBusy, pinned, startScoop } from './processes.ts';
 import { codeState, machine, write } from './report.ts';
 
@@ -117,9 +117,7 @@ async function harvestPass(
   const summary = JSON.parse(
     (
       await run([
-        ...scoopNodeFlags(),
-        'bin/scoop.js',
-        'harvest',
+        ...scoopArgs(['harvest']),
         '--from',
         url,
         '--out',

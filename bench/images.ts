@@ -18,7 +18,7 @@ import { createInterface } from 'node:readline';
 import sharp from 'sharp';
 import { defaultConcurrency } from '../src/images/image-service.ts';
 import { BUNDLE_FORMAT } from '../src/store/bundle/bundle.ts';
-import { scoopNodeFlags } from './node-flags.ts';
+import { scoopArgs } from './node-flags.ts';
 
 const PUBLIC = '/scoop/api/v6/public.asmx';
 const COLD_RUNS = 7;
@@ -88,9 +88,7 @@ async function startServer(work: string): Promise<{ child: ChildProcess; port: n
   const child = spawn(
     process.execPath,
     [
-      ...scoopNodeFlags(),
-      'bin/scoop.js',
-      'serve',
+      ...scoopArgs(['serve']),
       '--host',
       '127.0.0.1',
       '--port',

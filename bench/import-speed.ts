@@ -22,7 +22,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { median } from './measure.ts';
 import { writeMixBundle } from './mix/dataset.ts';
-import { scoopNodeFlags } from './node-flags.ts';
+import { scoopArgs } from './node-flags.ts';
 import { waitQuiet } from './processes.ts';
 import { codeState, machine, write } from './report.ts';
 import { extraStores } from './stores.ts';
@@ -81,7 +81,7 @@ async function content(options: ImportBenchOptions): Promise<Content> {
 /** One `scoop import` as its own process, timed from spawn to exit. */
 function timedImport(dir: string, db: string): number {
   const started = performance.now();
-  const run = spawnSync(process.execPath, [...scoopNodeFlags(), 'bin/scoop.js', 'import', dir, '--db', db], {
+  const run = spawnSync(process.execPath, scoopArgs(['import', dir, '--db', db]), {
     encoding: 'utf8',
     env: { ...process.env, SCOOP_LOG_LEVEL: 'warn' },
   });

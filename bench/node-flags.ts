@@ -21,3 +21,11 @@ export function scoopNodeFlags(root = '.'): string[] {
   if (!flags) throw new Error(`${file}: a first line the benchmark cannot read node's flags from: ${first}`);
   return flags.trim().split(/[ \t]+/);
 }
+
+/**
+ * node's arguments to run a checkout's `scoop <args>` as its own `npx scoop` would: its
+ * flags, then `extraFlags` (a profiler's), its bin/scoop.js and `args`.
+ */
+export function scoopArgs(args: readonly string[], root = '.', extraFlags: readonly string[] = []): string[] {
+  return [...scoopNodeFlags(root), ...extraFlags, path.join(root, 'bin/scoop.js'), ...args];
+}

@@ -19,7 +19,7 @@ import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { scoopNodeFlags } from './node-flags.ts';
+import { scoopArgs } from './node-flags.ts';
 
 const started = new Set<Child>();
 
@@ -193,10 +193,7 @@ export async function startScoop(options: ScoopOptions): Promise<Child> {
   const log = requestLog();
   const child = spawnNode(
     [
-      ...scoopNodeFlags(options.root),
-      ...(options.nodeFlags ?? []),
-      'bin/scoop.js',
-      'serve',
+      ...scoopArgs(['serve'], options.root, options.nodeFlags),
       '--host',
       '127.0.0.1',
       '--port',
@@ -323,7 +320,7 @@ export class RssSampler {
 
 /** Runs `node bin/scoop.js <args>` (of the checkout at `root`, with its node flags); throws with its stderr on a non-zero exit. Returns stdout. */
 export function scoopCommand(args: readonly string[], root?: string): string {
-  const run = spawnSync(process.execPath, [...scoopNodeFlags(root), 'bin/scoop.js', ...args], {
+  const run = spawnSync(process.execPath, scoopArgs(args, root), {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, SCOOP_LOG_LEVEL: 'warn' },

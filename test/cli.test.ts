@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { scoopNodeFlags } from '../bench/node-flags.ts';
+import { scoopArgs, scoopNodeFlags } from '../bench/node-flags.ts';
 import { Authenticator } from '../src/auth/authenticator.ts';
 import { hashToken } from '../src/auth/tokens.ts';
 import { ScoopError } from '../src/contract/errors.ts';
@@ -124,6 +124,15 @@ describe('the scoop command', () => {
     };
     assert.deepEqual(withFirstLine('#!/usr/bin/env node')(), []);
     assert.deepEqual(withFirstLine('#!/usr/bin/env -S node\t--a=1  --b')(), ['--a=1', '--b']);
+    assert.deepEqual(scoopArgs(['serve', '--port', '0'], checkout, ['--cpu-prof']), [
+      '--a=1',
+      '--b',
+      '--cpu-prof',
+      path.join(checkout, 'bin/scoop.js'),
+      'serve',
+      '--port',
+      '0',
+    ]);
     for (const line of [
       '#!/usr/bin/node --a',
       '#!/usr/bin/env -S node --import tsx',

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { scoopNodeFlags } from '../../bench/node-flags.ts';
+import { scoopArgs } from '../../bench/node-flags.ts';
 
 /** The peak resident memory in bytes the process has had so far; undefined once it is gone. */
 export function peakRss(pid: number): number | undefined {
@@ -19,8 +19,7 @@ export function peakRss(pid: number): number | undefined {
 
 /** `scoop <args>` in a process of its own; resolves with its peak RSS once it exited 0. */
 export function scoopPeakRss(args: readonly string[]): Promise<number> {
-  // With the node flags of its first line, as running the file itself would give them.
-  const child = spawn(process.execPath, [...scoopNodeFlags(), 'bin/scoop.js', ...args], {
+  const child = spawn(process.execPath, scoopArgs(args), {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let peak = 0;

@@ -1,11 +1,10 @@
 /** A `scoop` command run to its end as a child process, as an operator runs it. */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { scoopNodeFlags } from '../../bench/node-flags.ts';
+import { scoopArgs } from '../../bench/node-flags.ts';
 
-const BIN = path.resolve('bin/scoop.js');
-/** The node flags of its first line, as running the file itself would give them. */
-const FLAGS = scoopNodeFlags(path.dirname(path.dirname(BIN)));
+/** This checkout, by its absolute path: a command may run in another folder. */
+const ROOT = path.resolve('.');
 
 export interface CommandRun {
   readonly code: number | null;
@@ -25,7 +24,7 @@ export function runScoop(
 ): Promise<CommandRun> {
   const { SCOOP_DB: _ignored, ...inherited } = process.env;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...FLAGS, BIN, ...args], {
+    const child = spawn(process.execPath, scoopArgs(args, ROOT), {
       cwd: options.cwd,
       env: { ...inherited, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],

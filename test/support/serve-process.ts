@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { after } from 'node:test';
-import { scoopNodeFlags } from '../../bench/node-flags.ts';
+import { scoopArgs } from '../../bench/node-flags.ts';
 
 export type LogLine = Readonly<Record<string, unknown>>;
 
@@ -54,8 +54,7 @@ export function serveProcesses(): Serves {
   });
   return {
     start(args, env = {}) {
-      // With the node flags of its first line, as running the file itself would give them.
-      const child = spawn(process.execPath, [...scoopNodeFlags(), 'bin/scoop.js', 'serve', ...args], {
+      const child = spawn(process.execPath, scoopArgs(['serve', ...args]), {
         env: { ...process.env, SCOOP_ADMIN_PORT: 'off', SCOOP_LOG_LEVEL: 'info', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
