@@ -132,6 +132,7 @@ describe('prepared answers from the answer pack', () => {
           onLookup: (result) => ownLookups.push(result),
         });
         const filled: Array<[number, number]> = [];
+        const moves: Array<[number, string, number]> = [];
         const fillErrors: unknown[] = [];
         const fixture = await startFixture({ answerPack: own, responseCacheBytes: 0 }, bundles(), db);
         const filler = new PackFiller({
@@ -140,6 +141,7 @@ describe('prepared answers from the answer pack', () => {
           pageSize: 3,
           everyMs: 10,
           onFilled: (version, answers) => filled.push([version, answers]),
+          onMoved: (version, move, kept) => moves.push([version, move, kept]),
           onError: (error) => fillErrors.push(error),
         });
         try {
@@ -171,7 +173,27 @@ describe('prepared answers from the answer pack', () => {
           await importFolder(fixture.store, changedArticleBundle(files));
           const next = await fixture.store.contentVersion();
           await until(() => filler.filledVersion === next);
+          // Only the changed article's two layouts were dropped and read again.
+          assert.deepEqual(moves, [[next, 'advanced', answers - 2]]);
           assert.equal(own.size, answers, 'the same answers, of the new version');
+          const missed = ownLookups.length;
+          for (const binding of BINDINGS)
+            for (const [name, args] of CALLS) {
+              const sent = await answerOf(fixture, binding, name, args);
+              if (name === 'getArtikelDetails' && args.artikelID === article.artikelID)
+                assert.match(sent, /abgesagt/, `the changed article over ${binding}`);
+              else
+                assert.equal(
+                  sent,
+                  await answerOf(pair.plain, binding, name, args),
+                  `${name} over ${binding}`,
+                );
+            }
+          assert.equal(
+            ownLookups.slice(missed).filter((result) => result === 'miss').length,
+            BINDINGS.length,
+            'after the import too, every answer came from the pack but the unknown id',
+          );
           assert.match(await answerOf(fixture, 'httpget', 'getArtikelDetails', article), /abgesagt/);
           for (const time of ['first', 'again']) {
             const [sent, ofBytes] = await tags(fixture, 'getArtikelDetails', article);

@@ -349,6 +349,13 @@ function fillAnswerPack(
         { version, answers, bytes: pack.bytes },
         `answer pack filled: ${answers} answers of version ${version}`,
       ),
+    onMoved: (version, move, kept) =>
+      logger.info(
+        { version, move, answers: kept, bytes: pack.bytes },
+        move === 'advanced'
+          ? `answer pack moved to version ${version}: ${kept} answers kept, the changed ones are read again`
+          : `answer pack emptied for version ${version}`,
+      ),
   });
   filler.start();
   return filler;

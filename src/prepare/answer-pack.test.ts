@@ -122,6 +122,91 @@ describe('the answer pack', () => {
     pack.close();
   });
 
+  test('moved with the changes since its mark, it drops those answers and their tags, and keeps the rest', () => {
+    const pack = packOf();
+    const mark = { version: 3, token: 't3' };
+    assert.equal(pack.moveTo(mark), 'emptied');
+    assert.deepEqual(pack.mark, mark);
+    const keep = (version: number, key: string, body: string, blob?: [number, string]) => {
+      const texts = blob ? new Map([[blob[0], Buffer.from(blob[1])]]) : NONE;
+      const pieces = blob ? [`<${body}>`, blob[0], `</${body}>`] : [`<${body}/>`];
+      pack.keep(version, 'getAnhang', key, 'indented', { ...open, fragment: fragment(...pieces) }, texts);
+    };
+    keep(3, '1', 'one', [41, 'AAAA']);
+    keep(3, '2', 'two', [42, 'BBBB']);
+    keep(3, '3', 'three');
+    const places: Array<[number, number]> = [];
+    for (const key of ['1', '2'])
+      pack.inside(3, 'getAnhang', key, 'indented', 0, never, undefined, (generation, slot) =>
+        places.push([generation, slot]),
+      );
+    for (const [generation, slot] of places) pack.keepTag(generation, slot, `"tag ${slot}"`);
+    assert.equal(pack.tagged, 2);
+    const changes = { answers: [{ operation: 'getAnhang', key: '2' }], blobs: [42] };
+    assert.equal(pack.moveTo({ version: 5, token: 't5' }, { mark, changes }), 'advanced');
+    assert.equal(pack.size, 2);
+    assert.equal(pack.inside(3, 'getAnhang', '1', 'indented', 0, never), undefined, 'the version moved on');
+    assert.equal(text(pack.inside(5, 'getAnhang', '1', 'indented', 0, never)), '<one>AAAA</one>');
+    assert.equal(text(pack.inside(5, 'getAnhang', '3', 'indented', 0, never)), '<three/>');
+    assert.equal(pack.inside(5, 'getAnhang', '2', 'indented', 0, never), undefined, 'changed');
+    assert.equal(
+      pack.tagOf(places[0]![0], places[0]![1]),
+      `"tag ${places[0]![1]}"`,
+      'the unchanged one keeps its tag',
+    );
+    assert.equal(pack.tagOf(places[1]![0], places[1]![1]), undefined);
+    assert.equal(pack.tagged, 1);
+    // Blob 42 was deleted and its id given to other content: its text is read anew.
+    keep(5, '2', 'two', [42, 'CCCC']);
+    assert.equal(text(pack.inside(5, 'getAnhang', '2', 'indented', 0, never)), '<two>CCCC</two>');
+    assert.equal(pack.moveTo({ version: 5, token: 't5' }), 'kept');
+    assert.equal(pack.size, 3);
+    pack.close();
+  });
+
+  test('moved without changes of its own mark, it empties; once moved, keep() of another version keeps nothing', () => {
+    const pack = packOf();
+    pack.keep(3, 'getAnhang', '1', 'compact', { ...open, fragment: fragment('<a/>') }, NONE);
+    // Kept by a request before any move: the move to that version keeps it, and learns its token.
+    assert.equal(pack.moveTo({ version: 3, token: 't3' }), 'kept');
+    assert.equal(pack.size, 1);
+    pack.keep(4, 'getAnhang', '2', 'compact', { ...open, fragment: fragment('<b/>') }, NONE);
+    assert.equal(pack.size, 1, 'a request does not move a pack a filler moves');
+    const changes = { answers: [], blobs: [] };
+    assert.equal(
+      pack.moveTo({ version: 4, token: 't4' }, { mark: { version: 3, token: 'other' }, changes }),
+      'emptied',
+    );
+    assert.equal(pack.size, 0);
+    pack.keep(4, 'getAnhang', '1', 'compact', { ...open, fragment: fragment('<a/>') }, NONE);
+    assert.equal(pack.moveTo({ version: 5, token: undefined }), 'emptied', 'no changes');
+    assert.equal(pack.mark, undefined, 'no token: no changes can be told since');
+    pack.keep(5, 'getAnhang', '1', 'compact', { ...open, fragment: fragment('<a/>') }, NONE);
+    assert.equal(pack.moveTo({ version: 5, token: 't5' }), 'kept');
+    assert.equal(pack.size, 1);
+    pack.close();
+  });
+
+  test('the file is emptied once what moves dropped is a quarter of its bound', () => {
+    const pack = packOf({ maxBytes: 4000 });
+    let mark = { version: 1, token: 't1' };
+    pack.moveTo(mark);
+    const body = fragment(`<a>${'x'.repeat(300)}</a>`);
+    const moves: string[] = [];
+    for (let version = 2; version <= 6; version++) {
+      pack.keep(mark.version, 'getAnhang', '1', 'compact', { ...open, fragment: body }, NONE);
+      const to = { version, token: `t${version}` };
+      moves.push(
+        pack.moveTo(to, { mark, changes: { answers: [{ operation: 'getAnhang', key: '1' }], blobs: [] } }),
+      );
+      mark = to;
+    }
+    // 307 bytes dropped a move: past 1,000 (a quarter) at the fourth.
+    assert.deepEqual(moves, ['advanced', 'advanced', 'advanced', 'emptied', 'advanced']);
+    assert.equal(pack.bytes, 307);
+    pack.close();
+  });
+
   test('an answer outside its window is not sent; one inside it says when it expires', () => {
     const pack = packOf();
     const window = { visibleFrom: 1000, visibleUntil: 2000, fragment: fragment('<w/>') };

@@ -11,6 +11,10 @@
  * content version: a request for another version finds nothing, and the first answer kept
  * for a newer one empties it. It only grows: once `maxBytes` of file or `maxIndexBytes` of
  * index are used, answers go on being read from the store until the content changes.
+ * A pack a filler moves from version to version (moveTo, prepare/pack-filler.ts) instead
+ * drops only the answers an import changed, when the store can tell which
+ * (store/answer-changes.ts), and keeps the rest with their slots and tags; the file keeps
+ * the dropped ones' bytes until they are a quarter of its bound, and is emptied then.
  * Beside the index, in memory, the entity tags of answers sent over HTTP GET (tagOf): those
  * are of the serving app's envelope, so a pack serves one app.
  *
@@ -19,6 +23,7 @@
  */
 import { closeSync, ftruncateSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import type { AnswerChanges, VersionMark } from '../store/answer-changes.ts';
 import type { BodyPart, Layout } from '../xml/writer.ts';
 import { splitFragment } from './fragment.ts';
 
@@ -90,9 +95,18 @@ const DEFAULT_MAX_INDEX_BYTES = 32 * 1024 * 1024;
 /** What a kept tag costs: its map entry and its string (34 characters: 93 bytes measured in Node 20). */
 const TAG_BYTES = 128;
 
+/** How moveTo brought the pack to a version. */
+export type PackMove = 'kept' | 'advanced' | 'emptied';
+
 export class AnswerPack {
   private fd: number | undefined;
   private version: number | undefined;
+  /** The token of the version held (answer-changes.ts), when the store gave one. */
+  private token: string | undefined;
+  /** Whether a filler moves the pack (moveTo): then keep() never does. */
+  private followed = false;
+  /** Bytes of the file no slot in the index holds any more (dropped by moveTo). */
+  private garbage = 0;
   private written = 0;
   private indexBytes = 0;
   private full = false;
@@ -195,7 +209,7 @@ export class AnswerPack {
    */
   keepTag(generation: number, slot: number, tag: string): void {
     if (generation !== this.generation || slot >= this.slots.used || this.tags.has(slot)) return;
-    const bytes = Math.max(TAG_BYTES, ENTRY_BYTES + 2 * tag.length);
+    const bytes = tagBytes(tag);
     if (this.tagBytes + bytes > this.maxIndexBytes / 4) return;
     // A copy of its own: the tag made by etag.ts is a concatenation holding on to the whole
     // digest's text, twice the memory.
@@ -206,6 +220,52 @@ export class AnswerPack {
   /** Tags kept (for tests). */
   get tagged(): number {
     return this.tags.size;
+  }
+
+  /** The version held and its token, when the store gave one (AnswerPack.moveTo). */
+  get mark(): VersionMark | undefined {
+    return this.version === undefined || this.token === undefined
+      ? undefined
+      : { version: this.version, token: this.token };
+  }
+
+  /**
+   * Brings the pack to the store's version `to`. With the changes `since` the mark it holds
+   * (the store read both in one state), it drops the answers they name and the texts of
+   * blobs deleted (their ids may be given to other content), and keeps the rest; without,
+   * or when the file holds too much that is dropped, it empties. From the first call on,
+   * only this moves the pack: keep() of another version keeps nothing.
+   */
+  moveTo(
+    to: { readonly version: number; readonly token: string | undefined },
+    since?: { readonly mark: VersionMark; readonly changes: AnswerChanges },
+  ): PackMove {
+    this.followed = true;
+    if (this.fd === undefined) return 'emptied';
+    const held = this.mark;
+    if (to.version === this.version && (held === undefined || held.token === to.token)) {
+      this.token = to.token;
+      return 'kept';
+    }
+    const from = since?.mark;
+    if (from === undefined || from.version !== held?.version || from.token !== held.token)
+      return this.emptyFor(to.version, to.token);
+    let dropped = 0;
+    for (const { operation, key } of since!.changes.answers)
+      for (const layout of ['compact', 'indented'] as const)
+        dropped += this.dropAnswer(operation, key, layout);
+    for (const blobId of since!.changes.blobs) {
+      const slot = this.texts.get(blobId);
+      if (slot === undefined) continue;
+      this.texts.delete(blobId);
+      dropped += this.slots.length[slot]!;
+    }
+    this.garbage += dropped;
+    if (this.garbage > this.options.maxBytes / 4) return this.emptyFor(to.version, to.token);
+    this.version = to.version;
+    this.token = to.token;
+    this.full = false;
+    return 'advanced';
   }
 
   /** Whether the pack holds `version` and the text of this blob: it need not be read again. */
@@ -232,8 +292,12 @@ export class AnswerPack {
     texts: ReadonlyMap<number, Buffer>,
   ): void {
     if (!this.takes(version)) return;
-    // Any other version, lower too (a store restored from a backup), is the content now.
-    if (version !== this.version) this.empty(version);
+    if (version !== this.version) {
+      // Any other version, lower too (a store restored from a backup), is the content now;
+      // but a pack a filler moves keeps what did not change, and only moveTo knows what.
+      if (this.followed) return;
+      this.empty(version);
+    }
     if (this.fd === undefined) return;
     const name = tableName(operation, layout);
     const table = this.answers.get(name) ?? new Map<string | number, number>();
@@ -279,6 +343,28 @@ export class AnswerPack {
     }
   }
 
+  /** Drops one answer from the index, with its tag; the bytes it held in the file. */
+  private dropAnswer(operation: string, key: string, layout: Layout): number {
+    const table = this.answers.get(tableName(operation, layout));
+    const id = indexKey(key);
+    const slot = table?.get(id);
+    if (slot === undefined) return 0;
+    table!.delete(id);
+    this.kept--;
+    const tag = this.tags.get(slot);
+    if (tag !== undefined) {
+      this.tags.delete(slot);
+      this.tagBytes -= tagBytes(tag);
+    }
+    return this.slots.length[slot]!;
+  }
+
+  private emptyFor(version: number, token: string | undefined): PackMove {
+    this.empty(version);
+    this.token = token;
+    return 'emptied';
+  }
+
   /** Drops the index: nothing in the file is found any more. */
   private forget(): void {
     this.answers.clear();
@@ -289,12 +375,14 @@ export class AnswerPack {
     this.slots.clear();
     this.kept = 0;
     this.written = 0;
+    this.garbage = 0;
     this.indexBytes = 0;
     this.full = false;
   }
 
   private empty(version: number): void {
     this.version = version;
+    this.token = undefined;
     this.forget();
     try {
       ftruncateSync(this.fd!, 0);
@@ -339,6 +427,11 @@ export class AnswerPack {
     this.close();
     this.options.onError?.(error);
   }
+}
+
+/** What a kept tag is counted as: its map entry and its string. */
+function tagBytes(tag: string): number {
+  return Math.max(TAG_BYTES, ENTRY_BYTES + 2 * tag.length);
 }
 
 function tableName(operation: string, layout: Layout): string {

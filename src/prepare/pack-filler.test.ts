@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import type { AnswerKey, AnswerPage, PagedAnswer } from '../store/content-store.ts';
-import { AnswerPack } from './answer-pack.ts';
+import { type ChangeRow, changeRow, changesSince, type VersionMark } from '../store/answer-changes.ts';
+import type { AnswerKey, AnswerPage, PagedAnswer, Snapshot } from '../store/content-store.ts';
+import { AnswerPack, type PackMove } from './answer-pack.ts';
 import { PackFiller, type PackFillerOptions } from './pack-filler.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'scoop-pack-filler-'));
@@ -21,12 +22,51 @@ function answer(key: number, version: number): PagedAnswer {
   };
 }
 
-/** A store of `count` answers (no binaries) at `version`, paged as answerPage pages them. */
+/**
+ * A store of `count` answers (no binaries) at `version`, paged as answerPage pages them. Each
+ * answer shows the version that last changed it; each version has its row of changes.
+ */
 class FakeStore {
   version = 1;
   failures = 0;
   pages = 0;
+  /** Answers read by key (Snapshot.answer), each layout counted. */
+  reads = 0;
+  /** The version every answer was last changed in, and the answers changed since by key. */
+  private base = 1;
+  private readonly changedIn = new Map<number, number>();
+  private readonly removed = new Set<number>();
+  private readonly rows = new Map<number, ChangeRow>([[1, changeRow(1, undefined)]]);
   constructor(readonly count: number) {}
+
+  /** An import that redid every answer. */
+  replaceAll(): void {
+    this.version++;
+    this.base = this.version;
+    this.changedIn.clear();
+    this.rows.set(this.version, changeRow(this.version, undefined));
+  }
+
+  /** An import that changed these answers, and removed those; its row lists them unless `unlisted`. */
+  change(keys: readonly number[], removed: readonly number[] = [], unlisted = false): void {
+    this.version++;
+    for (const key of keys) this.changedIn.set(key, this.version);
+    for (const key of removed) this.removed.add(key);
+    const answers = [...keys, ...removed].map((key) => ({ operation: 'getBereich', key: String(key) }));
+    this.rows.set(this.version, changeRow(this.version, unlisted ? undefined : { answers, blobs: [] }));
+  }
+
+  /** The store restored from another copy: the same version number, another token. */
+  restored(): void {
+    this.rows.set(this.version, changeRow(this.version, undefined));
+    this.base = this.version;
+    this.changedIn.clear();
+  }
+
+  private answerOf(key: number): PagedAnswer | undefined {
+    if (key >= this.count || this.removed.has(key)) return undefined;
+    return answer(key, this.changedIn.get(key) ?? this.base);
+  }
 
   async answerPage(_format: string, after: AnswerKey | undefined, limit: number): Promise<AnswerPage> {
     this.pages++;
@@ -36,9 +76,17 @@ class FakeStore {
     }
     const from = after ? Number(after.key) + 1 : 0;
     const answers: PagedAnswer[] = [];
-    for (let key = from; key < this.count && answers.length < limit; key++)
-      answers.push(answer(key, this.version));
+    for (let key = from; key < this.count && answers.length < limit; key++) {
+      const found = this.answerOf(key);
+      if (found) answers.push(found);
+    }
     return { version: this.version, answers };
+  }
+  async answerChanges(since: VersionMark | undefined) {
+    const rows = [...this.rows.values()].filter(
+      (row) => Number(row.version) >= (since?.version ?? this.version),
+    );
+    return changesSince(this.version, since, rows);
   }
   peekVersion(): number {
     return this.version;
@@ -46,8 +94,15 @@ class FakeStore {
   async knownVersion(): Promise<number> {
     return this.version;
   }
-  async read<T>(): Promise<T> {
-    throw new Error('no binaries here');
+  async read<T>(read: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+    const snapshot: Partial<Snapshot> = {
+      answer: async (_operation, key, layout) => {
+        this.reads++;
+        const found = this.answerOf(Number(key));
+        return found && { ...found, fragment: found[layout], version: this.version };
+      },
+    };
+    return read(snapshot as Snapshot);
   }
 }
 
@@ -61,6 +116,7 @@ async function until(done: () => boolean): Promise<void> {
 
 function fillerOf(store: FakeStore, pack: AnswerPack, extra: Partial<PackFillerOptions> = {}) {
   const filled: Array<[number, number]> = [];
+  const moves: Array<[number, PackMove, number]> = [];
   const errors: unknown[] = [];
   const filler = new PackFiller({
     store: store as unknown as PackFillerOptions['store'],
@@ -68,10 +124,11 @@ function fillerOf(store: FakeStore, pack: AnswerPack, extra: Partial<PackFillerO
     pageSize: 4,
     everyMs: 5,
     onFilled: (version, answers) => filled.push([version, answers]),
+    onMoved: (version, move, kept) => moves.push([version, move, kept]),
     onError: (error) => errors.push(error),
     ...extra,
   });
-  return { filler, filled, errors };
+  return { filler, filled, moves, errors };
 }
 
 const never = () => undefined;
@@ -87,7 +144,7 @@ describe('the pack filler', () => {
     assert.equal(store.pages, 3);
     const inside = pack.inside(1, 'getBereich', '9', 'indented', 0, never);
     assert.equal(Buffer.concat(inside as Buffer[]).toString(), '<b v="1">\n  9\n</b>');
-    store.version = 2;
+    store.replaceAll();
     await until(() => filler.filledVersion === 2);
     assert.deepEqual(filled.at(-1), [2, 20]);
     assert.equal(pack.inside(1, 'getBereich', '9', 'compact', 0, never), undefined);
@@ -96,6 +153,68 @@ describe('the pack filler', () => {
       '<b v="2">9</b>',
     );
     assert.deepEqual(errors, []);
+    await filler.stop();
+    pack.close();
+  });
+
+  test('after an import that lists its changes, only those answers are read again', async () => {
+    const store = new FakeStore(10);
+    const pack = AnswerPack.open({ dir, maxBytes: 1024 * 1024 });
+    const { filler, moves, errors } = fillerOf(store, pack);
+    filler.start();
+    await until(() => filler.filledVersion === 1);
+    store.change([3], [7]);
+    await until(() => filler.filledVersion === 2);
+    // Both layouts of 3 and 7 dropped, then 3 read again (7 is gone).
+    assert.deepEqual(moves, [[2, 'advanced', 16]]);
+    assert.equal(store.pages, 3, 'no page read again');
+    assert.equal(store.reads, 4);
+    assert.equal(pack.size, 18);
+    const text = (key: string) => {
+      const inside = pack.inside(2, 'getBereich', key, 'compact', 0, never);
+      return inside && Buffer.concat(inside as Buffer[]).toString();
+    };
+    assert.equal(text('3'), '<b v="2">3</b>');
+    assert.equal(text('5'), '<b v="1">5</b>', 'kept from version 1');
+    assert.equal(text('7'), undefined);
+    assert.deepEqual(errors, []);
+    await filler.stop();
+    pack.close();
+  });
+
+  test('changes the store cannot list, or of another copy of the store, empty the pack', async () => {
+    const store = new FakeStore(10);
+    const pack = AnswerPack.open({ dir, maxBytes: 1024 * 1024 });
+    const { filler, moves } = fillerOf(store, pack);
+    filler.start();
+    await until(() => filler.filledVersion === 1);
+    store.change([3], [], true);
+    await until(() => filler.filledVersion === 2);
+    assert.deepEqual(moves.at(-1), [2, 'emptied', 0]);
+    assert.equal(store.pages, 6, 'every page read again');
+    assert.equal(pack.size, 20);
+    // Restored from a copy whose version 2 was other content: its next import's changes are not of this pack's version.
+    store.restored();
+    store.change([4]);
+    await until(() => filler.filledVersion === 3);
+    assert.deepEqual(moves.at(-1), [3, 'emptied', 0]);
+    assert.equal(store.pages, 9);
+    await filler.stop();
+    pack.close();
+  });
+
+  test('an import in the middle of a fill: the move keeps what was read, and the fill goes on', async () => {
+    const store = new FakeStore(400);
+    const pack = AnswerPack.open({ dir, maxBytes: 1024 * 1024 });
+    const { filler, moves } = fillerOf(store, pack);
+    filler.start();
+    await until(() => store.pages > 2);
+    store.change([1]);
+    await until(() => filler.filledVersion === 2);
+    assert.equal(moves[0]![1], 'advanced');
+    assert.equal(pack.size, 800);
+    const inside = pack.inside(2, 'getBereich', '1', 'compact', 0, never);
+    assert.equal(Buffer.concat(inside as Buffer[]).toString(), '<b v="2">1</b>');
     await filler.stop();
     pack.close();
   });

@@ -5,15 +5,23 @@
  * read from the store too, so an answer asked for before its page comes is kept at once.
  * Without this, the pack would only fill as each of many ids is asked for (a cold cache for
  * a long time under traffic spread over many ids: docs/performance.md, "The fifteenth round").
+ *
+ * At a new version it first asks the store what the imports since the pack's version changed
+ * (store/answer-changes.ts): when the store can tell, the pack drops those answers only and
+ * the filler reads just them again, so an editorial import leaves most answers in the pack
+ * (docs/performance.md, "The eighteenth round"); otherwise the pack is emptied and filled.
  */
-import type { AnswerKey, ContentStore } from '../store/content-store.ts';
-import type { AnswerPack } from './answer-pack.ts';
+import type { AnswerKey, ContentStore, PagedAnswer } from '../store/content-store.ts';
+import type { AnswerPack, PackMove } from './answer-pack.ts';
 import { splitFragment } from './fragment.ts';
 import { binariesOf, type TextsAtHand, textsByBlob } from './prepared-answer.ts';
 import { ANSWERS_FORMAT } from './prepared-operations.ts';
 
 export interface PackFillerOptions {
-  readonly store: Pick<ContentStore, 'answerPage' | 'read' | 'peekVersion' | 'knownVersion'>;
+  readonly store: Pick<
+    ContentStore,
+    'answerPage' | 'answerChanges' | 'read' | 'peekVersion' | 'knownVersion'
+  >;
   readonly pack: AnswerPack;
   /** Where binaries' texts are read from besides the store (the base64 cache's files). */
   readonly texts?: TextsAtHand | undefined;
@@ -25,7 +33,16 @@ export interface PackFillerOptions {
   readonly onError?: (error: unknown) => void;
   /** Told when a version's answers are all in the pack, or as many as it takes: how many it holds (each layout counted). */
   readonly onFilled?: (version: number, answers: number) => void;
+  /** Told how a pack holding answers was brought to a new version, and how many it kept (each layout counted). */
+  readonly onMoved?: (version: number, move: PackMove, kept: number) => void;
 }
+
+function turn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** How often the store's version is looked at by default: a look is a read of memory (ContentStore.peekVersion). */
+const EVERY_MS = 100;
 
 /** Texts of one answer fit in it (each is at most a stored chunk's, cache/base64-cache.ts). */
 const SCRATCH_BYTES = 1024 * 1024;
@@ -50,7 +67,7 @@ export class PackFiller {
   /** Fills the pack with the store's version now, and again whenever the version changes. */
   start(): void {
     if (this.timer) return;
-    const everyMs = this.options.everyMs ?? 500;
+    const everyMs = this.options.everyMs ?? EVERY_MS;
     const look = () => {
       const version = this.options.store.peekVersion();
       if (version === undefined || version === this.version || this.running || Date.now() < this.retryAt)
@@ -95,7 +112,8 @@ export class PackFiller {
           // Tried again after a wait (everyMs, doubled with each failure in a row, at most a minute).
           this.version = undefined;
           this.failures++;
-          this.retryAt = Date.now() + Math.min(60_000, (this.options.everyMs ?? 500) * 2 ** this.failures);
+          this.retryAt =
+            Date.now() + Math.min(60_000, (this.options.everyMs ?? EVERY_MS) * 2 ** this.failures);
           this.options.onError?.(error);
         },
       )
@@ -107,9 +125,38 @@ export class PackFiller {
   private async pages(version: number): Promise<void> {
     const { store, pack } = this.options;
     const pageSize = this.options.pageSize ?? 64;
+    await turn();
+    if (this.stopped) return;
+    const mark = pack.mark;
+    // Whether the pack held every answer of its version it could take: then only the changed ones are missing.
+    const complete = mark !== undefined && this.filled === mark.version;
+    const now = await store.answerChanges(mark);
+    if (now.version !== version || store.peekVersion() !== version) {
+      this.version = undefined;
+      return;
+    }
+    const held = pack.size;
+    const move = pack.moveTo(now, now.changes && mark && { mark, changes: now.changes });
+    // Emptying an empty pack (at the start) is no news.
+    if (move === 'advanced' || (move === 'emptied' && held > 0))
+      this.options.onMoved?.(version, move, pack.size);
+    if (move === 'advanced') {
+      const changed = now.changes!.answers;
+      for (let from = 0; from < changed.length; from += pageSize) {
+        await turn();
+        if (this.stopped) return;
+        const answers = await this.answersOf(version, changed.slice(from, from + pageSize));
+        if (!answers) {
+          this.version = undefined;
+          return;
+        }
+        await this.keepAll(version, answers);
+      }
+      if (complete) return this.done(version);
+    }
     let after: AnswerKey | undefined;
     for (;;) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await turn();
       if (this.stopped) return;
       // Full (or closed): as filled as it gets for this version.
       if (!pack.takes(version)) return this.done(version);
@@ -120,24 +167,56 @@ export class PackFiller {
         this.version = undefined;
         return;
       }
-      for (const answer of page.answers) {
-        const blobIds = splitFragment(answer.compact).blobIds.filter((id) => !pack.hasText(version, id));
-        const texts = blobIds.length === 0 ? new Map<number, Buffer>() : await this.textsOf(blobIds);
-        if (!texts) continue;
-        for (const layout of ['compact', 'indented'] as const)
-          pack.keep(
-            version,
-            answer.operation,
-            answer.key,
-            layout,
-            { ...answer, fragment: answer[layout] },
-            texts,
-          );
-      }
+      await this.keepAll(version, page.answers);
       const last = page.answers.at(-1);
       if (!last || page.answers.length < pageSize) return this.done(version);
       after = { operation: last.operation, key: last.key };
     }
+  }
+
+  /** Keeps answers of `version` in the pack, in both layouts, with the texts it lacks. */
+  private async keepAll(version: number, answers: readonly PagedAnswer[]): Promise<void> {
+    const { pack } = this.options;
+    for (const answer of answers) {
+      const blobIds = splitFragment(answer.compact).blobIds.filter((id) => !pack.hasText(version, id));
+      const texts = blobIds.length === 0 ? new Map<number, Buffer>() : await this.textsOf(blobIds);
+      if (!texts) continue;
+      for (const layout of ['compact', 'indented'] as const)
+        pack.keep(
+          version,
+          answer.operation,
+          answer.key,
+          layout,
+          { ...answer, fragment: answer[layout] },
+          texts,
+        );
+    }
+  }
+
+  /**
+   * The answers to these keys, both layouts, as the store has them at `version` (an answer
+   * removed has none); undefined once the store has another version.
+   */
+  private answersOf(version: number, keys: readonly AnswerKey[]): Promise<PagedAnswer[] | undefined> {
+    return this.options.store.read(async (snapshot) => {
+      const answers: PagedAnswer[] = [];
+      for (const { operation, key } of keys) {
+        const compact = await snapshot.answer(operation, key, 'compact', ANSWERS_FORMAT, false);
+        const indented = await snapshot.answer(operation, key, 'indented', ANSWERS_FORMAT, false);
+        for (const read of [compact, indented]) if (read && read.version !== version) return undefined;
+        if (!compact || !indented) continue;
+        const { visibleFrom, visibleUntil } = compact;
+        answers.push({
+          operation,
+          key,
+          compact: compact.fragment,
+          indented: indented.fragment,
+          visibleFrom,
+          visibleUntil,
+        });
+      }
+      return answers;
+    });
   }
 
   private done(version: number): void {

@@ -8,7 +8,7 @@
  * the import's thread, a batch ahead of the batch being written.
  */
 import { ARTIKEL_REFERENCES, type RecordKind, type StoredDocument } from '../contract/documents.ts';
-import type { ImportTransaction, StoredRow } from '../store/content-store.ts';
+import type { AnswerKey, ImportTransaction, StoredRow } from '../store/content-store.ts';
 import type { AnswerPreparer, PreparingAnswers, WrittenRecord } from '../store/import.ts';
 import { ANSWERS_FORMAT, PREPARED, type PreparedOperation } from './prepared-operations.ts';
 import { type KnownRow, type RecordSource, type RenderedBatch, RenderSession } from './render-session.ts';
@@ -76,6 +76,8 @@ class Preparing implements PreparingAnswers {
   /** The writes of answers, one batch after another, in the order asked. */
   private writing: Promise<void> = Promise.resolve();
   private written = 0;
+  /** Every answer written or removed, for the store's record of the import's changes. */
+  private readonly touched: AnswerKey[] = [];
 
   constructor(
     private readonly tx: ImportTransaction,
@@ -120,6 +122,10 @@ class Preparing implements PreparingAnswers {
       if (current === this.writing) break;
     }
     return this.written;
+  }
+
+  answersChanged(): readonly AnswerKey[] {
+    return this.touched;
   }
 
   /** Stops rendering; resolves once no write of answers is under way. */
@@ -167,6 +173,8 @@ class Preparing implements PreparingAnswers {
         const { answers, gone } = batch;
         await this.tx.putAnswers(ANSWERS_FORMAT, answers);
         await this.tx.deleteAnswers(name, gone);
+        for (const { operation, key } of answers) this.touched.push({ operation, key });
+        for (const key of gone) this.touched.push({ operation: name, key });
         // Every byte is read or sent by now (ImportTransaction.putAnswers).
         this.renderer.recycle(batch);
         this.written += answers.length;

@@ -8,6 +8,7 @@ import type { TokenStore } from '../auth/tokens.ts';
 import type { RecordKind, StoredDocument } from '../contract/documents.ts';
 import type { BinarySource } from '../xml/binary.ts';
 import type { Layout } from '../xml/writer.ts';
+import type { AnswerChanges, ChangesSince, VersionMark } from './answer-changes.ts';
 import type { BlobEncoding } from './blob-chunks.ts';
 
 export { RECORD_KINDS, type RecordKind } from '../contract/documents.ts';
@@ -184,6 +185,11 @@ export interface ContentStore extends TokenStore {
    * (operation, key), read by one statement, with the content version they are of.
    */
   answerPage(format: string, after: AnswerKey | undefined, limit: number): Promise<AnswerPage>;
+  /**
+   * The content version now, its mark, and which prepared answers changed since `since`
+   * (answer-changes.ts), all read in one state of the store.
+   */
+  answerChanges(since: VersionMark | undefined): Promise<ChangesSince>;
   /** Whether some record still has the binary of this SHA-256 (files kept of others may go). */
   binaryInUse(sha256: string): Promise<boolean>;
   /** The binaries of records whose binary has at least `minBytes`, as they stream from the store. */
@@ -262,9 +268,15 @@ export interface ImportTransaction {
   /**
    * Marks blobs no record uses as orphaned and deletes those orphaned before
    * `deleteBefore`: readers still streaming a blob an import just replaced keep it.
+   * Resolves with the ids of the blobs deleted.
    */
-  collectBlobs(now: number, deleteBefore: number): Promise<number>;
+  collectBlobs(now: number, deleteBefore: number): Promise<number[]>;
   bumpContentVersion(): Promise<number>;
+  /**
+   * Records what the import making `version` changed of the prepared answers (undefined:
+   * every answer may have), and forgets the changes of versions long past (answer-changes.ts).
+   */
+  recordChanges(version: number, changes: AnswerChanges | undefined): Promise<void>;
   /** The content version as this transaction sees it (for an import that changed nothing). */
   contentVersion(): Promise<number>;
   /** Records this import as committed, inside its own transaction. */

@@ -15,7 +15,7 @@ import { batches } from '../support/batches.ts';
 import type { Bundle, BundleRecord } from './bundle/bundle.ts';
 import { closeBundle, type ReadOptions, readBundle } from './bundle/read-bundle.ts';
 import { BundleError } from './bundle/validate.ts';
-import type { ContentStore, ImportTransaction, RecordRow, StoredRow } from './content-store.ts';
+import type { AnswerKey, ContentStore, ImportTransaction, RecordRow, StoredRow } from './content-store.ts';
 import { watchFailures } from './first-failure.ts';
 import { ImportFiles, SMALL_FILE_BYTES, turn } from './import-files.ts';
 
@@ -77,6 +77,8 @@ export interface PreparingAnswers {
   kindDone(kind: RecordKind): Promise<void>;
   /** Resolves, once every answer asked for is written, with how many were. */
   finish(): Promise<number>;
+  /** The answers written or removed so far. */
+  answersChanged(): readonly AnswerKey[];
   /** The import failed: stops rendering and asking; resolves once no write of answers is under way. */
   abort(): Promise<void>;
   /** Lets go of what it holds (a thread); may be called more than once. */
@@ -313,7 +315,7 @@ async function applyBundle(
       await answers?.preparing?.close();
     }
     const t = now();
-    await tx.collectBlobs(t, t - (options.blobGraceMs ?? 3_600_000));
+    const blobsRemoved = await tx.collectBlobs(t, t - (options.blobGraceMs ?? 3_600_000));
     const recordsChanged =
       files.blobsStored > 0 ||
       RECORD_KINDS.some((kind) => kinds[kind].added + kinds[kind].changed + kinds[kind].removed > 0);
@@ -322,6 +324,14 @@ async function applyBundle(
     // Caches keyed by the version must move on.
     const contentChanged = recordsChanged || answersRedone;
     const contentVersion = contentChanged ? await tx.bumpContentVersion() : await tx.contentVersion();
+    // Answers of another format were all dropped (beginAnswers): every one may have changed.
+    if (contentChanged)
+      await tx.recordChanges(
+        contentVersion,
+        answers.stale
+          ? undefined
+          : { answers: answers.preparing?.answersChanged() ?? [], blobs: blobsRemoved },
+      );
     await tx.recordImportRun({
       outcome: 'imported',
       finishedAt: new Date(now()).toISOString(),

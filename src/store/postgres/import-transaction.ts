@@ -7,6 +7,7 @@
  */
 import type pg from 'pg';
 import { batches as batchesOf } from '../../support/batches.ts';
+import { type AnswerChanges, changeRow, KEPT_VERSIONS } from '../answer-changes.ts';
 import type {
   EncodedBlob,
   ImportRun,
@@ -169,7 +170,7 @@ export class PostgresImportTransaction implements ImportTransaction {
     return blobs.map((b) => ids.get(b.sha256)!);
   }
 
-  async collectBlobs(now: number, deleteBefore: number): Promise<number> {
+  async collectBlobs(now: number, deleteBefore: number): Promise<number[]> {
     const used = 'SELECT blob_id FROM records WHERE blob_id IS NOT NULL';
     await this.client.query(
       `UPDATE blobs SET orphaned_at = NULL WHERE orphaned_at IS NOT NULL AND blob_id IN (${used})`,
@@ -178,11 +179,21 @@ export class PostgresImportTransaction implements ImportTransaction {
       `UPDATE blobs SET orphaned_at = $1 WHERE orphaned_at IS NULL AND blob_id NOT IN (${used})`,
       [now],
     );
-    const swept = await this.client.query(
-      'DELETE FROM blobs WHERE orphaned_at IS NOT NULL AND orphaned_at < $1',
+    const swept = await this.client.query<{ blob_id: number }>(
+      'DELETE FROM blobs WHERE orphaned_at IS NOT NULL AND orphaned_at < $1 RETURNING blob_id',
       [deleteBefore],
     );
-    return swept.rowCount ?? 0;
+    return swept.rows.map((row) => row.blob_id);
+  }
+
+  async recordChanges(version: number, changes: AnswerChanges | undefined): Promise<void> {
+    const row = changeRow(version, changes);
+    await this.client.query('DELETE FROM content_changes WHERE version <= $1', [version - KEPT_VERSIONS]);
+    await this.client.query('INSERT INTO content_changes (version, token, changes) VALUES ($1, $2, $3)', [
+      row.version,
+      row.token,
+      row.changes,
+    ]);
   }
 
   async recordImportRun(run: ImportRun): Promise<void> {

@@ -78,6 +78,14 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   -- The blobs a prepared answer's fragment refers to, so one statement reads both.
   ALTER TABLE answers ADD COLUMN blob_ids integer[];
   `,
+  `
+  -- What each import changed of the prepared answers (answer-changes.ts).
+  CREATE TABLE content_changes (
+    version bigint PRIMARY KEY,
+    token text NOT NULL,
+    changes text
+  );
+  `,
 ];
 
 export const MIGRATIONS = numbered(POSTGRES_MIGRATIONS);

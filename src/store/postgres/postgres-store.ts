@@ -10,6 +10,7 @@
 import pg from 'pg';
 import type { CacheObserver } from '../../cache/observer.ts';
 import type { BinarySource } from '../../xml/binary.ts';
+import { type ChangeRow, type ChangesSince, changesSince, type VersionMark } from '../answer-changes.ts';
 import { CHUNK_BYTES } from '../blob-chunks.ts';
 import type {
   AnswerKey,
@@ -405,6 +406,25 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
         indented: row.indented === null ? null : Buffer.from(row.indented, 'base64'),
       })),
     );
+  }
+
+  async answerChanges(since: VersionMark | undefined): Promise<ChangesSince> {
+    // One statement: the version and the rows of one state of the store.
+    const { rows } = await this.pool.query<{
+      current: string;
+      version: string | null;
+      token: string | null;
+      changes: string | null;
+    }>(
+      `SELECT m.value AS current, c.version, c.token, c.changes FROM meta m
+        LEFT JOIN content_changes c ON c.version >= COALESCE($1::bigint, m.value::bigint)
+        WHERE m.key = 'content_version' ORDER BY c.version`,
+      [since?.version ?? null],
+    );
+    const found = rows.flatMap(({ version, token, changes }): ChangeRow[] =>
+      version === null || token === null ? [] : [{ version, token, changes }],
+    );
+    return changesSince(Number(rows[0]!.current), since, found);
   }
 
   async binaryInUse(sha256: string): Promise<boolean> {

@@ -9,6 +9,7 @@
  * DELETE and an INSERT instead (6 GB of such copies in an import of 58,000 records).
  */
 import type Database from 'better-sqlite3';
+import { type AnswerChanges, changeRow, KEPT_VERSIONS } from '../answer-changes.ts';
 import type {
   EncodedBlob,
   ImportRun,
@@ -58,7 +59,11 @@ export class SqliteImportTransaction implements ImportTransaction {
       orphan: db.prepare(
         'UPDATE blobs SET orphaned_at = ? WHERE orphaned_at IS NULL AND blob_id NOT IN (SELECT blob_id FROM records WHERE blob_id IS NOT NULL)',
       ),
-      sweep: db.prepare('DELETE FROM blobs WHERE orphaned_at IS NOT NULL AND orphaned_at < ?'),
+      sweep: db.prepare<[number], { blob_id: number }>(
+        'DELETE FROM blobs WHERE orphaned_at IS NOT NULL AND orphaned_at < ? RETURNING blob_id',
+      ),
+      addChanges: db.prepare('INSERT INTO content_changes (version, token, changes) VALUES (?, ?, ?)'),
+      forgetChanges: db.prepare('DELETE FROM content_changes WHERE version <= ?'),
       addRun: db.prepare(RECORD_RUN),
       bump: db.prepare<[], { value: string }>(
         "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'content_version' RETURNING value",
@@ -133,10 +138,16 @@ export class SqliteImportTransaction implements ImportTransaction {
     });
   }
 
-  async collectBlobs(now: number, deleteBefore: number): Promise<number> {
+  async collectBlobs(now: number, deleteBefore: number): Promise<number[]> {
     this.s.adopt.run();
     this.s.orphan.run(now);
-    return this.s.sweep.run(deleteBefore).changes;
+    return this.s.sweep.all(deleteBefore).map((row) => row.blob_id);
+  }
+
+  async recordChanges(version: number, changes: AnswerChanges | undefined): Promise<void> {
+    const row = changeRow(version, changes);
+    this.s.forgetChanges.run(version - KEPT_VERSIONS);
+    this.s.addChanges.run(row.version, row.token, row.changes);
   }
 
   async recordImportRun(run: ImportRun): Promise<void> {

@@ -83,6 +83,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX records_key ON records (kind, id);
   CREATE INDEX records_blob ON records (blob_id) WHERE blob_id IS NOT NULL;
   `,
+  // What each import changed of the prepared answers (answer-changes.ts).
+  `
+  CREATE TABLE content_changes (
+    version INTEGER PRIMARY KEY,
+    token TEXT NOT NULL,
+    changes TEXT
+  );
+  `,
 ];
 
 export const MIGRATIONS = numbered(SQLITE_MIGRATIONS);

@@ -12,6 +12,7 @@ import type { CacheObserver } from '../../cache/observer.ts';
 import { makeFolders } from '../../support/folders.ts';
 import { isBusy, openSqliteFile } from '../../support/sqlite-file.ts';
 import type { BinarySource } from '../../xml/binary.ts';
+import { type ChangeRow, type ChangesSince, changesSince, type VersionMark } from '../answer-changes.ts';
 import type {
   AnswerKey,
   AnswerPage,
@@ -197,6 +198,9 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
       answerPage: db.prepare<[string, string, string, number], PagedAnswerRow>(
         `SELECT ${VERSION_COLUMN}, a.operation, a.key, a.compact, a.indented, a.visible_from, a.visible_until FROM meta m LEFT JOIN (SELECT * FROM answers WHERE format = ? AND (operation, key) > (?, ?) ORDER BY operation, key LIMIT ?) a ON 1 ${OF_VERSION} ORDER BY a.operation, a.key`,
       ),
+      changes: db.prepare<[number], ChangeRow>(
+        'SELECT version, token, changes FROM content_changes WHERE version >= ? ORDER BY version',
+      ),
       // Orphaned blobs (no record since the last import) wait for their sweep; they are not in use.
       large: db.prepare<[number], RecordRow>(`${select} WHERE b.size >= ?`),
       binaryInUse: db.prepare<[string], { one: number }>(
@@ -319,6 +323,14 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
       this.statements.answerPage.all(format, after?.operation ?? '', after?.key ?? '', limit),
     );
     return answerPage(rows);
+  }
+
+  async answerChanges(since: VersionMark | undefined): Promise<ChangesSince> {
+    // One turn's statements share its read transaction (read-batch.ts): one state of the store.
+    return this.statement(() => {
+      const version = Number(this.statements.version.get()!.value);
+      return changesSince(version, since, this.statements.changes.all(since?.version ?? version));
+    });
   }
 
   async binaryInUse(sha256: string): Promise<boolean> {
