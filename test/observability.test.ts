@@ -26,9 +26,12 @@ import { PRIMARY_METRICS } from '../src/server/cluster.ts';
 import { type RunningServer, startServer } from '../src/server/http-server.ts';
 import { type ContentStore, StoreUnavailableError } from '../src/store/content-store.ts';
 import { DEFAULT_XML_LIMITS } from '../src/xml/reader.ts';
+import { importFolder, scratch } from './support/bundles.ts';
+import { changedArticleBundle } from './support/changed-article.ts';
 import { type Fixture, REFERENCE_TOKEN, startFixture } from './support/fixture-server.ts';
 
 const NS = 'http://scoop.example.org/api';
+const files = scratch();
 
 function soap11(
   op: string,
@@ -154,6 +157,7 @@ describe('logs and metrics', () => {
     assert.match(text, /scoop_answer_pack_filled_version 2/);
     assert.match(text, /scoop_answer_pack_answers [1-9]\d*/);
     assert.match(text, /scoop_answer_pack_bytes [1-9]\d*/);
+    assert.match(text, /scoop_answer_pack_moves_total\{move="advanced"\} 0/);
   });
 
   test('every metric the dashboard and docs/operations.md name is exported', async () => {
@@ -183,6 +187,18 @@ describe('logs and metrics', () => {
     assert.deepEqual(await ready.json(), { status: 'ready', contentVersion: 2 });
     assert.equal((await fetch(`${fixture.server.url}/metrics`)).status, 404);
     assert.equal((await fetch(`${fixture.server.url}/healthz`)).status, 404);
+  });
+
+  // Last: it changes the content.
+  test('an import that changes one article moves the pack on, and the move is counted', async () => {
+    const answers = pack.size;
+    await importFolder(fixture.store, changedArticleBundle(files));
+    for (let i = 0; i < 500 && filler.filledVersion !== 3; i++) await new Promise((r) => setTimeout(r, 10));
+    const text = await (await fetch(`${admin.url}/metrics`)).text();
+    assert.match(text, /scoop_answer_pack_filled_version 3/);
+    assert.match(text, /scoop_answer_pack_moves_total\{move="advanced"\} 1/);
+    assert.match(text, /scoop_answer_pack_moves_total\{move="emptied"\} 0/);
+    assert.equal(pack.size, answers, 'the changed article read again');
   });
 
   test('no answer names the software or its version', async () => {

@@ -58,6 +58,8 @@ export class PackFiller {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  /** How often a pack holding answers was moved to a new version, by how (PackMove). */
+  readonly moves = { advanced: 0, emptied: 0 };
   /** Fills that failed in a row, and when the next may start (each failure doubles the wait). */
   private failures = 0;
   private retryAt = 0;
@@ -138,8 +140,10 @@ export class PackFiller {
     const held = pack.size;
     const move = pack.moveTo(now, now.changes && mark && { mark, changes: now.changes });
     // Emptying an empty pack (at the start) is no news.
-    if (move === 'advanced' || (move === 'emptied' && held > 0))
+    if (move === 'advanced' || (move === 'emptied' && held > 0)) {
+      this.moves[move]++;
       this.options.onMoved?.(version, move, pack.size);
+    }
     if (move === 'advanced') {
       const changed = now.changes!.answers;
       for (let from = 0; from < changed.length; from += pageSize) {

@@ -4,7 +4,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import type { ImageService } from '../images/image-service.ts';
 import type { Metrics } from '../observe/metrics.ts';
 import type { AnswerPack } from '../prepare/answer-pack.ts';
@@ -163,6 +163,16 @@ export function registerAnswerPackMetrics(metrics: Metrics, pack: AnswerPack, fi
         this.set(value());
       },
     });
+  new Counter({
+    name: 'scoop_answer_pack_moves_total',
+    help: 'Content versions the answer pack, holding answers, was moved to: advanced (only the answers the imports changed were dropped) or emptied.',
+    labelNames: ['move'],
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      for (const move of ['advanced', 'emptied'] as const) this.inc({ move }, filler.moves[move]);
+    },
+  });
 }
 
 /**
