@@ -207,6 +207,58 @@ describe('the answer pack', () => {
     pack.close();
   });
 
+  test('what moves drop is given back to the index, and a tag for a dropped slot is not kept', () => {
+    // Room in the index for 18 answers (64 bytes each, keys kept as numbers), and two tags.
+    const pack = packOf({ maxIndexBytes: 1200 });
+    let mark = { version: 1, token: 't1' };
+    pack.moveTo(mark);
+    const changes = { answers: [{ operation: 'getAnhang', key: '1' }], blobs: [] };
+    for (let version = 2; version <= 40; version++) {
+      pack.keep(mark.version, 'getAnhang', '1', 'compact', { ...open, fragment: fragment('<a/>') }, NONE);
+      assert.equal(pack.size, 1, `kept again at version ${mark.version}`);
+      let place: [number, number] | undefined;
+      pack.inside(mark.version, 'getAnhang', '1', 'compact', 0, never, undefined, (g, slot) => {
+        place = [g, slot];
+      });
+      pack.keepTag(place![0], place![1], '"tag"');
+      assert.equal(pack.tagged, 1);
+      const to = { version, token: `t${version}` };
+      assert.equal(pack.moveTo(to, { mark, changes }), 'advanced');
+      mark = to;
+      assert.equal(pack.tagged, 0, 'dropped with its answer');
+      // A request that found the answer before the move tags it after: nothing finds that slot.
+      pack.keepTag(place![0], place![1], '"late"');
+      assert.equal(pack.tagged, 0);
+    }
+    pack.close();
+  });
+
+  test('the index is emptied once what moves dropped is a quarter of its slots (at least 1,024)', () => {
+    const moved = (dropped: number) => {
+      const pack = packOf();
+      const mark = { version: 1, token: 't1' };
+      pack.moveTo(mark);
+      for (let key = 0; key < 2000; key++)
+        pack.keep(
+          1,
+          'checkAnhangVorhanden',
+          String(key),
+          'compact',
+          { ...open, fragment: fragment('<b/>') },
+          NONE,
+        );
+      const answers = Array.from({ length: dropped }, (_, key) => ({
+        operation: 'checkAnhangVorhanden',
+        key: String(key),
+      }));
+      const move = pack.moveTo({ version: 2, token: 't2' }, { mark, changes: { answers, blobs: [] } });
+      pack.close();
+      return move;
+    };
+    assert.equal(moved(1024), 'advanced');
+    assert.equal(moved(1025), 'emptied');
+  });
+
   test('an answer outside its window is not sent; one inside it says when it expires', () => {
     const pack = packOf();
     const window = { visibleFrom: 1000, visibleUntil: 2000, fragment: fragment('<w/>') };

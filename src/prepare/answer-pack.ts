@@ -13,8 +13,8 @@
  * index are used, answers go on being read from the store until the content changes.
  * A pack a filler moves from version to version (moveTo, prepare/pack-filler.ts) instead
  * drops only the answers an import changed, when the store can tell which
- * (store/answer-changes.ts), and keeps the rest with their slots and tags; the file keeps
- * the dropped ones' bytes until they are a quarter of its bound, and is emptied then.
+ * (store/answer-changes.ts), and keeps the rest with their slots and tags; the file and the
+ * index keep what was dropped until it is a quarter of either, and the pack is emptied then.
  * Beside the index, in memory, the entity tags of answers sent over HTTP GET (tagOf): those
  * are of the serving app's envelope, so a pack serves one app.
  *
@@ -105,8 +105,9 @@ export class AnswerPack {
   private token: string | undefined;
   /** Whether a filler moves the pack (moveTo): then keep() never does. */
   private followed = false;
-  /** Bytes of the file no slot in the index holds any more (dropped by moveTo). */
+  /** Bytes of the file, and slots, no answer or text in the index holds any more (dropped by moveTo). */
   private garbage = 0;
+  private deadSlots = 0;
   private written = 0;
   private indexBytes = 0;
   private full = false;
@@ -209,6 +210,8 @@ export class AnswerPack {
    */
   keepTag(generation: number, slot: number, tag: string): void {
     if (generation !== this.generation || slot >= this.slots.used || this.tags.has(slot)) return;
+    // Dropped since it was found (moveTo): nothing finds it any more.
+    if (Number.isNaN(this.slots.at[slot]!)) return;
     const bytes = tagBytes(tag);
     if (this.tagBytes + bytes > this.maxIndexBytes / 4) return;
     // A copy of its own: the tag made by etag.ts is a concatenation holding on to the whole
@@ -250,18 +253,17 @@ export class AnswerPack {
     const from = since?.mark;
     if (from === undefined || from.version !== held?.version || from.token !== held.token)
       return this.emptyFor(to.version, to.token);
-    let dropped = 0;
     for (const { operation, key } of since!.changes.answers)
-      for (const layout of ['compact', 'indented'] as const)
-        dropped += this.dropAnswer(operation, key, layout);
+      for (const layout of ['compact', 'indented'] as const) this.dropAnswer(operation, key, layout);
     for (const blobId of since!.changes.blobs) {
       const slot = this.texts.get(blobId);
       if (slot === undefined) continue;
       this.texts.delete(blobId);
-      dropped += this.slots.length[slot]!;
+      this.indexBytes -= ENTRY_BYTES;
+      this.dropSlot(slot);
     }
-    this.garbage += dropped;
-    if (this.garbage > this.options.maxBytes / 4) return this.emptyFor(to.version, to.token);
+    if (this.garbage > this.options.maxBytes / 4 || this.deadSlots > Math.max(1024, this.slots.used / 4))
+      return this.emptyFor(to.version, to.token);
     this.version = to.version;
     this.token = to.token;
     this.full = false;
@@ -343,20 +345,29 @@ export class AnswerPack {
     }
   }
 
-  /** Drops one answer from the index, with its tag; the bytes it held in the file. */
-  private dropAnswer(operation: string, key: string, layout: Layout): number {
+  /** Drops one answer from the index, with its tag. */
+  private dropAnswer(operation: string, key: string, layout: Layout): void {
     const table = this.answers.get(tableName(operation, layout));
     const id = indexKey(key);
     const slot = table?.get(id);
-    if (slot === undefined) return 0;
+    if (slot === undefined) return;
     table!.delete(id);
     this.kept--;
+    // Its texts' entries stay counted: they are the texts', which stay.
+    this.indexBytes -= ENTRY_BYTES + (typeof id === 'string' ? 2 * id.length : 0);
     const tag = this.tags.get(slot);
     if (tag !== undefined) {
       this.tags.delete(slot);
       this.tagBytes -= tagBytes(tag);
     }
-    return this.slots.length[slot]!;
+    this.dropSlot(slot);
+  }
+
+  /** The slot's bytes are garbage now; NaN marks it dropped (keepTag). */
+  private dropSlot(slot: number): void {
+    this.garbage += this.slots.length[slot]!;
+    this.deadSlots++;
+    this.slots.at[slot] = Number.NaN;
   }
 
   private emptyFor(version: number, token: string | undefined): PackMove {
@@ -376,6 +387,7 @@ export class AnswerPack {
     this.kept = 0;
     this.written = 0;
     this.garbage = 0;
+    this.deadSlots = 0;
     this.indexBytes = 0;
     this.full = false;
   }

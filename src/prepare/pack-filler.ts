@@ -52,6 +52,8 @@ export class PackFiller {
   private version: number | undefined;
   /** The last version whose answers were all read into the pack; 0 before the first. */
   private filled = 0;
+  /** Its token (AnswerPack.mark): a number alone may be another copy's (a store restored from a backup). */
+  private filledToken: string | undefined;
   /** Where a page's texts are read into, from the start for each answer (they are written at once). */
   private readonly scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
   private scratchUsed = 0;
@@ -131,7 +133,7 @@ export class PackFiller {
     if (this.stopped) return;
     const mark = pack.mark;
     // Whether the pack held every answer of its version it could take: then only the changed ones are missing.
-    const complete = mark !== undefined && this.filled === mark.version;
+    const complete = mark !== undefined && this.filled === mark.version && this.filledToken === mark.token;
     const now = await store.answerChanges(mark);
     if (now.version !== version || store.peekVersion() !== version) {
       this.version = undefined;
@@ -203,11 +205,19 @@ export class PackFiller {
    */
   private answersOf(version: number, keys: readonly AnswerKey[]): Promise<PagedAnswer[] | undefined> {
     return this.options.store.read(async (snapshot) => {
+      // Asked for at once: PostgreSQL's lookups of one turn go out as one statement (answer-batch.ts).
+      const read = await Promise.all(
+        keys.flatMap(({ operation, key }) =>
+          (['compact', 'indented'] as const).map((layout) =>
+            snapshot.answer(operation, key, layout, ANSWERS_FORMAT, false),
+          ),
+        ),
+      );
+      if (read.some((answer) => answer !== undefined && answer.version !== version)) return undefined;
       const answers: PagedAnswer[] = [];
-      for (const { operation, key } of keys) {
-        const compact = await snapshot.answer(operation, key, 'compact', ANSWERS_FORMAT, false);
-        const indented = await snapshot.answer(operation, key, 'indented', ANSWERS_FORMAT, false);
-        for (const read of [compact, indented]) if (read && read.version !== version) return undefined;
+      for (const [i, { operation, key }] of keys.entries()) {
+        const compact = read[2 * i];
+        const indented = read[2 * i + 1];
         if (!compact || !indented) continue;
         const { visibleFrom, visibleUntil } = compact;
         answers.push({
@@ -225,6 +235,7 @@ export class PackFiller {
 
   private done(version: number): void {
     this.filled = version;
+    this.filledToken = this.options.pack.mark?.token;
     this.options.onFilled?.(version, this.options.pack.size);
   }
 

@@ -55,6 +55,24 @@ describe('changesSince', () => {
     assert.equal(changesSince(6, mark, rows).token, undefined, 'no row for the version now');
   });
 
+  test('an answer changed by several imports is told once; past the bound in all, none are told', () => {
+    const again = [changeRow(3, undefined), changeRow(4, one), changeRow(5, one), changeRow(6, two)];
+    const since = changesSince(6, { version: 3, token: again[0]!.token }, again);
+    assert.deepEqual(since.changes!.answers, [...one.answers, ...two.answers]);
+    const half = (from: number) => ({
+      answers: Array.from({ length: MAX_LISTED_ANSWERS / 2 + 1 }, (_, i) =>
+        key('getBereich', String(from + i)),
+      ),
+      blobs: [],
+    });
+    const many = [changeRow(3, undefined), changeRow(4, half(0)), changeRow(5, half(MAX_LISTED_ANSWERS))];
+    assert.equal(changesSince(5, { version: 3, token: many[0]!.token }, many).changes, undefined);
+    assert.equal(
+      changesSince(4, { version: 3, token: many[0]!.token }, many).changes!.answers.length,
+      MAX_LISTED_ANSWERS / 2 + 1,
+    );
+  });
+
   test(`past ${MAX_LISTED_ANSWERS} answers an import's changes are not listed`, () => {
     const many = (n: number) => ({
       answers: Array.from({ length: n }, (_, i) => key('getBereich', String(i))),
@@ -144,6 +162,24 @@ for (const db of DATABASES) {
       await importFolder(store, withFile(pattern(500, 3)), options(30_000));
       assert.deepEqual((await store.answerChanges(mark)).changes!.blobs, [old]);
       assert.notEqual(await idOf(), old);
+      // An import that changes nothing but sweeps a blob past its grace makes a version for it.
+      const third = await markOf(store);
+      await importFolder(
+        store,
+        s.bundle(bundleJson({ mode: 'upsert', loeschen: { anhaenge: [1] } })),
+        options(40_000),
+      );
+      const removed = await markOf(store);
+      const sweep = await importFolder(store, s.bundle(bundleJson({ mode: 'upsert' })), options(50_000));
+      assert.equal(sweep.contentChanged, true);
+      assert.equal(sweep.contentVersion, removed.version + 1);
+      const since = await store.answerChanges(third);
+      assert.equal(
+        since.changes!.blobs.length,
+        2,
+        'the second and the third file, each in the import that deleted it',
+      );
+      assert.deepEqual((await store.answerChanges(removed)).changes!.answers, []);
     });
 
     db.test('an import that redoes every answer lists none: a process reads them all again', async () => {
@@ -164,16 +200,16 @@ for (const db of DATABASES) {
 
     db.test(`the changes of the last ${KEPT_VERSIONS} versions are kept`, async () => {
       const { store } = await s.open(db);
-      const rename = (n: number) =>
-        s.bundle(bundleJson({ mode: 'upsert', bereiche: [{ bereichID: 1, name: `Name ${n}` }] }));
-      await importFolder(store, rename(0));
+      const add = (n: number) =>
+        s.bundle(bundleJson({ mode: 'upsert', bereiche: [{ bereichID: n + 1, name: `Bereich ${n}` }] }));
+      await importFolder(store, add(0));
       const first = await markOf(store);
-      await importFolder(store, rename(1));
+      await importFolder(store, add(1));
       const second = await markOf(store);
-      for (let n = 2; n <= KEPT_VERSIONS; n++) await importFolder(store, rename(n));
+      for (let n = 2; n <= KEPT_VERSIONS; n++) await importFolder(store, add(n));
       const since = await store.answerChanges(second);
       assert.equal(since.version, second.version + KEPT_VERSIONS - 1);
-      assert.equal(since.changes!.answers.length, KEPT_VERSIONS - 1, 'getBereich 1 each time');
+      assert.equal(since.changes!.answers.length, KEPT_VERSIONS - 1, 'one area added each time');
       assert.equal((await store.answerChanges(first)).changes, undefined, 'forgotten');
     });
   });

@@ -50,7 +50,7 @@ export interface ChangeRow {
   readonly changes: string | null;
 }
 
-/** Past this many answers an import's changes are not listed: a process reads every answer again anyway. */
+/** Past this many answers changes are not listed (nor told, summed over versions): a process reads every answer again. */
 export const MAX_LISTED_ANSWERS = 20_000;
 /** Rows kept: a process more versions behind than this reads every answer again. */
 export const KEPT_VERSIONS = 64;
@@ -80,14 +80,17 @@ export function changesSince(
   const token = byVersion.get(version)?.token;
   if (since === undefined || byVersion.get(since.version)?.token !== since.token || since.version > version)
     return { version, token, changes: undefined };
-  const answers: ChangedAnswer[] = [];
+  // An answer changed by several imports is listed once; past MAX_LISTED_ANSWERS in all, none.
+  const answers = new Map<string, ChangedAnswer>();
   const blobs: number[] = [];
   for (let v = since.version + 1; v <= version; v++) {
     const text = byVersion.get(v)?.changes;
     if (text === undefined || text === null) return { version, token, changes: undefined };
     const parsed = JSON.parse(text) as { answers: Array<[string, string]>; blobs: number[] };
-    for (const [operation, key] of parsed.answers) answers.push({ operation, key });
+    for (const [operation, key] of parsed.answers)
+      answers.set(`${operation}\u0000${key}`, { operation, key });
+    if (answers.size > MAX_LISTED_ANSWERS) return { version, token, changes: undefined };
     blobs.push(...parsed.blobs);
   }
-  return { version, token, changes: { answers, blobs } };
+  return { version, token, changes: { answers: [...answers.values()], blobs } };
 }

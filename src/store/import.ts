@@ -28,7 +28,7 @@ export interface KindSummary {
 
 export interface ImportSummary {
   readonly contentVersion: number;
-  /** False when nothing was added, changed, removed or stored: the version stayed, and every cache with it. */
+  /** False when nothing was added, changed, removed or stored (nor a blob past its grace deleted): the version stayed, and every cache with it. */
   readonly contentChanged: boolean;
   readonly kinds: Record<RecordKind, KindSummary>;
   readonly blobsStored: number;
@@ -321,8 +321,10 @@ async function applyBundle(
       RECORD_KINDS.some((kind) => kinds[kind].added + kinds[kind].changed + kinds[kind].removed > 0);
     // Answers prepared anew or dropped (of another format) are new content too.
     const answersRedone = answers.stale && (answers.before !== '' || written > 0);
-    // Caches keyed by the version must move on.
-    const contentChanged = recordsChanged || answersRedone;
+    // Caches keyed by the version must move on. Blobs swept are a change too: the ids of
+    // SQLite's blobs may be given again (INTEGER PRIMARY KEY), and a process keeping texts by
+    // blob id must be told (answer-changes.ts), by a version of their own when nothing else changed.
+    const contentChanged = recordsChanged || answersRedone || blobsRemoved.length > 0;
     const contentVersion = contentChanged ? await tx.bumpContentVersion() : await tx.contentVersion();
     // Answers of another format were all dropped (beginAnswers): every one may have changed.
     if (contentChanged)

@@ -69,9 +69,10 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
 
 /**
  * The entity tag of an answer sent from the answer pack: kept with its slot, so that its bytes
- * are hashed once per content version rather than once per request (etag.ts). A slot is the
- * answer's only until the pack drops its index (a new version); the generation it was found
- * in tells whether that happened meanwhile, and then nothing is kept or taken.
+ * are hashed once while the slot holds them rather than once per request (etag.ts). A slot is
+ * the answer's until the pack drops it (an import changed the answer) or its whole index (the
+ * pack was emptied); the tag goes with the slot, and the generation the answer was found in
+ * tells whether the index was dropped meanwhile: then nothing is kept or taken.
  */
 function packedTag(
   pack: AnswerPack,
