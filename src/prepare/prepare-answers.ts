@@ -173,8 +173,11 @@ class Preparing implements PreparingAnswers {
         const { answers, gone } = batch;
         await this.tx.putAnswers(ANSWERS_FORMAT, answers);
         await this.tx.deleteAnswers(name, gone);
-        for (const { operation, key } of answers) this.touched.push({ operation, key });
-        for (const key of gone) this.touched.push({ operation: name, key });
+        // Every answer is redone when `all`: the import records no list then.
+        if (!this.all) {
+          for (const { operation, key } of answers) this.touched.push({ operation, key });
+          for (const key of gone) this.touched.push({ operation: name, key });
+        }
         // Every byte is read or sent by now (ImportTransaction.putAnswers).
         this.renderer.recycle(batch);
         this.written += answers.length;

@@ -77,7 +77,7 @@ export interface PreparingAnswers {
   kindDone(kind: RecordKind): Promise<void>;
   /** Resolves, once every answer asked for is written, with how many were. */
   finish(): Promise<number>;
-  /** The answers written or removed so far. */
+  /** The answers written or removed so far (none listed when every answer is redone). */
   answersChanged(): readonly AnswerKey[];
   /** The import failed: stops rendering and asking; resolves once no write of answers is under way. */
   abort(): Promise<void>;
