@@ -150,6 +150,30 @@ function behaviour(db: TestDatabase, rendering: AnswerPreparerOptions): void {
       await importFolder(store, s.bundle(first.json, first.files));
       const before = (await fromPrepared(store, operationNamed('getArtikelDetails'), '1', FIXED_NOW))!;
       assert.match(before.compact.toString(), /Kultur gen 1/);
+      // Each kind an article shows, changed alone: the article is prepared again each time.
+      const article = async () =>
+        (await fromPrepared(store, operationNamed('getArtikelDetails'), '1', FIXED_NOW))!.compact.toString();
+      await importFolder(
+        store,
+        s.bundle(
+          bundleJson({ mode: 'upsert', cityAppBereiche: [{ cityAppBereichID: 10, name: 'Freizeit neu' }] }),
+        ),
+      );
+      assert.match(await article(), /Freizeit neu/);
+      await importFolder(
+        store,
+        s.bundle(
+          bundleJson({
+            mode: 'upsert',
+            anhaenge: [{ ...(first.json.anhaenge as object[])[0], name: 'Satzung neu' }],
+          }),
+          {
+            'files/satzung.txt': first.files['files/satzung.txt']!,
+          },
+        ),
+      );
+      assert.match(await article(), /Satzung neu/);
+      await assertSameAsHandlers(store);
       // Only the area and the attachment's file change: the article itself is unchanged.
       const merge = bundleJson({
         mode: 'upsert',

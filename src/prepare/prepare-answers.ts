@@ -7,7 +7,7 @@
  * of its own (render-thread.ts) while the import's thread writes; a small one renders on
  * the import's thread, a batch ahead of the batch being written.
  */
-import { ARTIKEL_REFERENCES, type RecordKind, type StoredDocument } from '../contract/documents.ts';
+import { ARTIKEL_REFERENCES, type RecordKind } from '../contract/documents.ts';
 import type { AnswerKey, ImportTransaction, StoredRow } from '../store/content-store.ts';
 import type { AnswerPreparer, PreparingAnswers, WrittenRecord } from '../store/import.ts';
 import { ANSWERS_FORMAT, PREPARED, type PreparedOperation } from './prepared-operations.ts';
@@ -50,17 +50,13 @@ async function articlesShowing(
   tx: ImportTransaction,
   changed: ReadonlyMap<RecordKind, ReadonlySet<string>>,
 ): Promise<string[]> {
-  const references = ARTIKEL_REFERENCES.filter((r) => (changed.get(r.kind)?.size ?? 0) > 0);
-  if (references.length === 0) return [];
-  const showing: string[] = [];
-  for (const { id, doc } of await tx.docs('artikel')) {
-    const artikel: StoredDocument<'artikel'> = JSON.parse(doc);
-    const shows = references.some(({ field, kind }) =>
-      (artikel[field] ?? []).some((ref) => changed.get(kind)!.has(String(ref))),
-    );
-    if (shows) showing.push(id);
+  const showing = new Set<string>();
+  for (const { field, kind } of ARTIKEL_REFERENCES) {
+    const ids = changed.get(kind);
+    if (ids && ids.size > 0)
+      for (const id of await tx.referencing('artikel', field, [...ids])) showing.add(id);
   }
-  return showing;
+  return [...showing];
 }
 
 class Preparing implements PreparingAnswers {

@@ -255,7 +255,12 @@ export interface ImportTransaction {
   /** The stored records of a kind with these ids; every record of the kind without `ids`. */
   rows(kind: RecordKind, ids?: readonly string[]): Promise<Map<string, StoredRow>>;
   ids(kind: RecordKind): Promise<string[]>;
-  docs(kind: RecordKind): Promise<Array<{ id: string; doc: string }>>;
+  /**
+   * The ids of the records of `kind` whose document's array `field` holds one of `ids`
+   * (numbers, or strings, as the document has them), looked for by the database: an import
+   * that changes a few areas must not read every article to find those that show them.
+   */
+  referencing(kind: RecordKind, field: string, ids: readonly string[]): Promise<string[]>;
   /** Writes records, each replacing the stored one of its kind and id where `replaces` says so. */
   putRecords(kind: RecordKind, rows: readonly RecordRow[]): Promise<void>;
   deleteRecords(kind: RecordKind, ids: readonly string[]): Promise<void>;

@@ -92,10 +92,12 @@ export class PostgresImportTransaction implements ImportTransaction {
     return rows.map((r) => r.id);
   }
 
-  async docs(kind: RecordKind) {
-    return this.query<{ id: string; doc: string }>(`SELECT id, doc FROM records WHERE kind = $1 ${BY_ID}`, [
-      kind,
-    ]);
+  async referencing(kind: RecordKind, field: string, ids: readonly string[]): Promise<string[]> {
+    const rows = await this.query<{ id: string }>(
+      `SELECT id FROM records WHERE kind = $1 AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(COALESCE(doc::jsonb -> $2, '[]')) e WHERE e = ANY($3::text[]))`,
+      [kind, field, ids],
+    );
+    return rows.map((r) => r.id);
   }
 
   /** A record stored before is deleted first (COPY cannot upsert), as SQLite's import does. */

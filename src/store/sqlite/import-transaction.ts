@@ -42,8 +42,8 @@ export class SqliteImportTransaction implements ImportTransaction {
       row: db.prepare<[string, string], Row>(`${ROW} WHERE r.kind = ? AND r.id = ?`),
       rows: db.prepare<[string], Row>(`${ROW} WHERE r.kind = ?`),
       ids: db.prepare<[string], { id: string }>('SELECT id FROM records WHERE kind = ? ORDER BY id'),
-      docs: db.prepare<[string], { id: string; doc: string }>(
-        'SELECT id, doc FROM records WHERE kind = ? ORDER BY id',
+      referencing: db.prepare<[string, string, string], { id: string }>(
+        "SELECT r.id FROM records r WHERE r.kind = ? AND EXISTS (SELECT 1 FROM json_each(r.doc, '$.' || ?) j WHERE CAST(j.value AS TEXT) IN (SELECT value FROM json_each(?)))",
       ),
       insert: db.prepare('INSERT INTO records (kind, id, doc, blob_id) VALUES (?, ?, ?, ?)'),
       delete: db.prepare('DELETE FROM records WHERE kind = ? AND id = ?'),
@@ -96,8 +96,8 @@ export class SqliteImportTransaction implements ImportTransaction {
     return this.s.ids.all(kind).map((r) => r.id);
   }
 
-  async docs(kind: RecordKind) {
-    return this.s.docs.all(kind);
+  async referencing(kind: RecordKind, field: string, ids: readonly string[]): Promise<string[]> {
+    return this.s.referencing.all(kind, field, JSON.stringify(ids)).map((r) => r.id);
   }
 
   async putRecords(kind: RecordKind, rows: readonly RecordRow[]): Promise<void> {
