@@ -133,6 +133,14 @@ function fillerOf(store: FakeStore, pack: AnswerPack, extra: Partial<PackFillerO
 
 const never = () => undefined;
 
+/** A filler started on a new pack of 1 MiB over `store`. */
+function started(store: FakeStore) {
+  const pack = AnswerPack.open({ dir, maxBytes: 1024 * 1024 });
+  const parts = fillerOf(store, pack);
+  parts.filler.start();
+  return { store, pack, ...parts };
+}
+
 describe('the pack filler', () => {
   test('reads every answer of the version, both layouts, page by page; again after the version changes', async () => {
     const store = new FakeStore(10);
@@ -158,10 +166,7 @@ describe('the pack filler', () => {
   });
 
   test('after an import that lists its changes, only those answers are read again', async () => {
-    const store = new FakeStore(10);
-    const pack = AnswerPack.open({ dir, maxBytes: 1024 * 1024 });
-    const { filler, moves, errors } = fillerOf(store, pack);
-    filler.start();
+    const { store, pack, filler, moves, errors } = started(new FakeStore(10));
     await until(() => filler.filledVersion === 1);
     store.change([3], [7]);
     await until(() => filler.filledVersion === 2);
@@ -183,10 +188,7 @@ describe('the pack filler', () => {
   });
 
   test('changes the store cannot list, or of another copy of the store, empty the pack', async () => {
-    const store = new FakeStore(10);
-    const pack = AnswerPack.open({ dir, maxBytes: 1024 * 1024 });
-    const { filler, moves } = fillerOf(store, pack);
-    filler.start();
+    const { store, pack, filler, moves } = started(new FakeStore(10));
     await until(() => filler.filledVersion === 1);
     store.change([3], [], true);
     await until(() => filler.filledVersion === 2);
@@ -204,10 +206,7 @@ describe('the pack filler', () => {
   });
 
   test('an import in the middle of a fill: the move keeps what was read, and the fill goes on', async () => {
-    const store = new FakeStore(400);
-    const pack = AnswerPack.open({ dir, maxBytes: 1024 * 1024 });
-    const { filler, moves } = fillerOf(store, pack);
-    filler.start();
+    const { store, pack, filler, moves } = started(new FakeStore(400));
     await until(() => store.pages > 2);
     store.change([1]);
     await until(() => filler.filledVersion === 2);

@@ -438,6 +438,37 @@ function storeBehaviour(db: TestDatabase): void {
     });
   });
 
+  describe('articles that show a record', () => {
+    test('referencing finds the articles whose list names one of the ids, by the number', async () => {
+      const { store } = await s.open(db);
+      const artikel = (artikelID: number, bereiche: number[] | undefined, anhaenge: number[] = []) => ({
+        artikelID,
+        text: `Artikel ${artikelID}`,
+        ...(bereiche ? { bereiche } : {}),
+        anhaenge,
+      });
+      await importFolder(
+        store,
+        s.bundle(
+          bundleJson({
+            bereiche: [1, 2, 3, 12].map((bereichID) => ({ bereichID, name: `B ${bereichID}` })),
+            anhaenge: [{ anhangID: 12, file: 'a.txt' }],
+            artikel: [artikel(5, [1, 12]), artikel(6, [2], [12]), artikel(7, undefined), artikel(8, [3, 2])],
+          }),
+          { 'a.txt': 'A' },
+        ),
+      );
+      const found = (field: 'bereiche' | 'anhaenge', ids: string[]) =>
+        store.importTransaction((tx) => tx.referencing('artikel', field, ids));
+      assert.deepEqual(await found('bereiche', ['2']), ['6', '8']);
+      assert.deepEqual(await found('bereiche', ['12', '3']), ['5', '8']);
+      assert.deepEqual(await found('bereiche', ['1']), ['5'], 'not 12, nor an article without the field');
+      assert.deepEqual(await found('anhaenge', ['12']), ['6'], 'the field asked for only');
+      assert.deepEqual(await found('bereiche', ['01', '4', "1'"]), []);
+      assert.deepEqual(await found('bereiche', []), []);
+    });
+  });
+
   describe('tokens and import runs', () => {
     test('tokens are kept as hashes: found while active, listed without the hash, revoked once', async () => {
       const { store, dump } = await s.open(db);

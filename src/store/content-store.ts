@@ -5,7 +5,7 @@
  * SQLite and PostgreSQL implement the same interface.
  */
 import type { TokenStore } from '../auth/tokens.ts';
-import type { RecordKind, StoredDocument } from '../contract/documents.ts';
+import type { ArtikelReference, RecordKind, StoredDocument } from '../contract/documents.ts';
 import type { BinarySource } from '../xml/binary.ts';
 import type { Layout } from '../xml/writer.ts';
 import type { AnswerChanges, ChangesSince, VersionMark } from './answer-changes.ts';
@@ -260,7 +260,7 @@ export interface ImportTransaction {
    * (numbers, or strings, as the document has them), looked for by the database: an import
    * that changes a few areas must not read every article to find those that show them.
    */
-  referencing(kind: RecordKind, field: string, ids: readonly string[]): Promise<string[]>;
+  referencing(kind: 'artikel', field: ArtikelReference['field'], ids: readonly string[]): Promise<string[]>;
   /** Writes records, each replacing the stored one of its kind and id where `replaces` says so. */
   putRecords(kind: RecordKind, rows: readonly RecordRow[]): Promise<void>;
   deleteRecords(kind: RecordKind, ids: readonly string[]): Promise<void>;

@@ -605,3 +605,45 @@ describe('e-mail keys', () => {
     );
   });
 });
+
+describe('what a small import reads', () => {
+  /** The store, its import transactions noting each kind whose records are all listed (rows without ids, ids). */
+  function counting(store: ContentStore): { store: ContentStore; listed: RecordKind[] } {
+    const listed: RecordKind[] = [];
+    const importTransaction: ContentStore['importTransaction'] = (work) =>
+      store.importTransaction((tx) =>
+        work(
+          Object.assign(Object.create(tx) as typeof tx, {
+            rows: (kind: RecordKind, ids?: readonly string[]) => {
+              if (ids === undefined) listed.push(kind);
+              return tx.rows(kind, ids);
+            },
+            ids: (kind: RecordKind) => {
+              listed.push(kind);
+              return tx.ids(kind);
+            },
+          }),
+        ),
+      );
+    return { store: Object.assign(Object.create(store) as ContentStore, { importTransaction }), listed };
+  }
+
+  test('an upsert that removes nothing reads no stored article or subscription; one that removes an area does', async () => {
+    const plain = s.store();
+    const first = generation(1);
+    await importFolder(plain, s.bundle(first.json, first.files));
+    const { store, listed } = counting(plain);
+    await importFolder(
+      store,
+      s.bundle(bundleJson({ mode: 'upsert', bereiche: [{ bereichID: 2, name: 'Neu' }] })),
+    );
+    assert.ok(!listed.includes('artikel') && !listed.includes('abonnements'), listed.join(', '));
+    await importFolder(
+      store,
+      s.bundle(bundleJson({ mode: 'upsert', bereiche: [{ bereichID: 3, name: 'Drei' }] })),
+    );
+    listed.length = 0;
+    await importFolder(store, s.bundle(bundleJson({ mode: 'upsert', loeschen: { bereiche: [3] } })));
+    assert.ok(listed.includes('artikel'), listed.join(', '));
+  });
+});

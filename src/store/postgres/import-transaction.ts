@@ -6,6 +6,7 @@
  * (copy-rows.ts), each long value sent as its own buffer.
  */
 import type pg from 'pg';
+import type { ArtikelReference } from '../../contract/documents.ts';
 import { batches as batchesOf } from '../../support/batches.ts';
 import { type AnswerChanges, changeRow, KEPT_VERSIONS } from '../answer-changes.ts';
 import type {
@@ -92,9 +93,20 @@ export class PostgresImportTransaction implements ImportTransaction {
     return rows.map((r) => r.id);
   }
 
-  async referencing(kind: RecordKind, field: string, ids: readonly string[]): Promise<string[]> {
+  /**
+   * `doc` is text, parsed here for each article (about as long as node's reading and parsing
+   * them all was, without the memory); scoop's documents carry no U+0000, which jsonb refuses
+   * (bundle/validate.ts checkString).
+   */
+  async referencing(
+    kind: 'artikel',
+    field: ArtikelReference['field'],
+    ids: readonly string[],
+  ): Promise<string[]> {
     const rows = await this.query<{ id: string }>(
-      `SELECT id FROM records WHERE kind = $1 AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(COALESCE(doc::jsonb -> $2, '[]')) e WHERE e = ANY($3::text[]))`,
+      `SELECT id FROM (SELECT id, doc::jsonb -> $2 AS refs FROM records WHERE kind = $1) r
+        WHERE jsonb_typeof(r.refs) = 'array' AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(r.refs) e WHERE e = ANY($3::text[]))
+        ORDER BY id`,
       [kind, field, ids],
     );
     return rows.map((r) => r.id);

@@ -9,6 +9,7 @@
  * DELETE and an INSERT instead (6 GB of such copies in an import of 58,000 records).
  */
 import type Database from 'better-sqlite3';
+import type { ArtikelReference } from '../../contract/documents.ts';
 import { type AnswerChanges, changeRow, KEPT_VERSIONS } from '../answer-changes.ts';
 import type {
   EncodedBlob,
@@ -43,7 +44,7 @@ export class SqliteImportTransaction implements ImportTransaction {
       rows: db.prepare<[string], Row>(`${ROW} WHERE r.kind = ?`),
       ids: db.prepare<[string], { id: string }>('SELECT id FROM records WHERE kind = ? ORDER BY id'),
       referencing: db.prepare<[string, string, string], { id: string }>(
-        "SELECT r.id FROM records r WHERE r.kind = ? AND EXISTS (SELECT 1 FROM json_each(r.doc, '$.' || ?) j WHERE CAST(j.value AS TEXT) IN (SELECT value FROM json_each(?)))",
+        "SELECT r.id FROM records r WHERE r.kind = ? AND EXISTS (SELECT 1 FROM json_each(r.doc, '$.' || ?) j WHERE CAST(j.value AS TEXT) IN (SELECT value FROM json_each(?))) ORDER BY r.id",
       ),
       insert: db.prepare('INSERT INTO records (kind, id, doc, blob_id) VALUES (?, ?, ?, ?)'),
       delete: db.prepare('DELETE FROM records WHERE kind = ? AND id = ?'),
@@ -96,7 +97,11 @@ export class SqliteImportTransaction implements ImportTransaction {
     return this.s.ids.all(kind).map((r) => r.id);
   }
 
-  async referencing(kind: RecordKind, field: string, ids: readonly string[]): Promise<string[]> {
+  async referencing(
+    kind: 'artikel',
+    field: ArtikelReference['field'],
+    ids: readonly string[],
+  ): Promise<string[]> {
     return this.s.referencing.all(kind, field, JSON.stringify(ids)).map((r) => r.id);
   }
 
