@@ -6,7 +6,7 @@ import { after, describe, test } from 'node:test';
 import { OPERATIONS } from '../contract/operations.ts';
 import type { Snapshot } from '../store/content-store.ts';
 import type { BodyPart } from '../xml/writer.ts';
-import { AnswerPack, type AnswerPackOptions } from './answer-pack.ts';
+import { AnswerPack, type AnswerPackOptions, type PackMove } from './answer-pack.ts';
 import { type AnswersAtHand, preparedInside } from './prepared-answer.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'scoop-answer-pack-'));
@@ -30,6 +30,24 @@ function text(parts: readonly BodyPart[] | undefined): string | undefined {
 const never = () => undefined;
 const NONE = new Map<number, Buffer>();
 const open = { visibleFrom: null, visibleUntil: null };
+
+/** Moves `pack` from version 1 on, a version a call, each move's changes naming getAnhang 1 alone. */
+function stepper(pack: AnswerPack): { readonly version: number; next(): PackMove } {
+  let mark = { version: 1, token: 't1' };
+  pack.moveTo(mark);
+  const changes = { answers: [{ operation: 'getAnhang', key: '1' }], blobs: [] };
+  return {
+    get version() {
+      return mark.version;
+    },
+    next() {
+      const to = { version: mark.version + 1, token: `t${mark.version + 1}` };
+      const move = pack.moveTo(to, { mark, changes });
+      mark = to;
+      return move;
+    },
+  };
+}
 
 describe('the answer pack', () => {
   test('an answer kept is sent as it was read, each binary in its place', () => {
@@ -189,17 +207,12 @@ describe('the answer pack', () => {
 
   test('the file is emptied once what moves dropped is a quarter of its bound', () => {
     const pack = packOf({ maxBytes: 4000 });
-    let mark = { version: 1, token: 't1' };
-    pack.moveTo(mark);
+    const steps = stepper(pack);
     const body = fragment(`<a>${'x'.repeat(300)}</a>`);
     const moves: string[] = [];
-    for (let version = 2; version <= 6; version++) {
-      pack.keep(mark.version, 'getAnhang', '1', 'compact', { ...open, fragment: body }, NONE);
-      const to = { version, token: `t${version}` };
-      moves.push(
-        pack.moveTo(to, { mark, changes: { answers: [{ operation: 'getAnhang', key: '1' }], blobs: [] } }),
-      );
-      mark = to;
+    for (let i = 0; i < 5; i++) {
+      pack.keep(steps.version, 'getAnhang', '1', 'compact', { ...open, fragment: body }, NONE);
+      moves.push(steps.next());
     }
     // 307 bytes dropped a move: past 1,000 (a quarter) at the fourth.
     assert.deepEqual(moves, ['advanced', 'advanced', 'advanced', 'emptied', 'advanced']);
@@ -210,21 +223,17 @@ describe('the answer pack', () => {
   test('what moves drop is given back to the index, and a tag for a dropped slot is not kept', () => {
     // Room in the index for 18 answers (64 bytes each, keys kept as numbers), and two tags.
     const pack = packOf({ maxIndexBytes: 1200 });
-    let mark = { version: 1, token: 't1' };
-    pack.moveTo(mark);
-    const changes = { answers: [{ operation: 'getAnhang', key: '1' }], blobs: [] };
-    for (let version = 2; version <= 40; version++) {
-      pack.keep(mark.version, 'getAnhang', '1', 'compact', { ...open, fragment: fragment('<a/>') }, NONE);
-      assert.equal(pack.size, 1, `kept again at version ${mark.version}`);
+    const steps = stepper(pack);
+    for (let i = 0; i < 40; i++) {
+      pack.keep(steps.version, 'getAnhang', '1', 'compact', { ...open, fragment: fragment('<a/>') }, NONE);
+      assert.equal(pack.size, 1, `kept again at version ${steps.version}`);
       let place: [number, number] | undefined;
-      pack.inside(mark.version, 'getAnhang', '1', 'compact', 0, never, undefined, (g, slot) => {
+      pack.inside(steps.version, 'getAnhang', '1', 'compact', 0, never, undefined, (g, slot) => {
         place = [g, slot];
       });
       pack.keepTag(place![0], place![1], '"tag"');
       assert.equal(pack.tagged, 1);
-      const to = { version, token: `t${version}` };
-      assert.equal(pack.moveTo(to, { mark, changes }), 'advanced');
-      mark = to;
+      assert.equal(steps.next(), 'advanced');
       assert.equal(pack.tagged, 0, 'dropped with its answer');
       // A request that found the answer before the move tags it after: nothing finds that slot.
       pack.keepTag(place![0], place![1], '"late"');

@@ -149,8 +149,8 @@ async function checkReferences(
   const deletedBy = (kind: RecordKind, id: string) =>
     bundle.deletions.get(kind)?.includes(id) ? `loeschen.${kind}` : undefined;
 
-  const artikelSafe = !removedAny(ARTIKEL_REFERENCES.map((r) => r.kind));
-  for (const { id, doc: artikel } of await storedDocs(tx, bundle, 'artikel', artikelSafe)) {
+  const onlyBundleArtikel = !removedAny(ARTIKEL_REFERENCES.map((r) => r.kind));
+  for (const { id, doc: artikel } of await storedDocs(tx, bundle, 'artikel', onlyBundleArtikel)) {
     for (const { field, kind } of ARTIKEL_REFERENCES) {
       for (const ref of artikel[field] ?? []) {
         if (existing.get(kind)!.has(String(ref))) continue;
