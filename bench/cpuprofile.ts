@@ -1,12 +1,14 @@
 /**
  * Summarises a V8 `.cpuprofile` (from `node --cpu-prof`): self time per function and per
  * area (our source files, npm packages, node internals, GC), busy time only (idle excluded).
- * Frames in the esbuild bundle dist/cli.mjs are attributed to their source file by the
- * `// src/…` comment esbuild writes before each module.
+ * Frames in the esbuild output (dist/*.mjs: the entry, the workers, the commands' and
+ * shared chunks) are attributed to their source file by the `// src/…` comment esbuild
+ * writes before each module.
  *
  *   node --import tsx bench/cpuprofile.ts <file.cpuprofile> [--top 25]
  */
 import { readFileSync } from 'node:fs';
+import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 interface CallFrame {
@@ -65,14 +67,37 @@ export function bundleSources(bundleText: string): (line: number) => string | un
   };
 }
 
-function where(frame: CallFrame, bundle: ((line: number) => string | undefined) | undefined): string {
+/** A built file's line to its source file; undefined for a file that is not one of dist's. */
+export type BuiltSources = (file: string) => ((line: number) => string | undefined) | undefined;
+
+/** Reads the built files of `dir` (each once, when a frame first names it). */
+export function builtSources(dir = 'dist'): BuiltSources {
+  const root = nodePath.resolve(dir);
+  const read = new Map<string, ((line: number) => string | undefined) | undefined>();
+  return (file) => {
+    if (nodePath.dirname(file) !== root || !file.endsWith('.mjs')) return undefined;
+    if (!read.has(file)) {
+      let text: string | undefined;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        text = undefined;
+      }
+      read.set(file, text === undefined ? undefined : bundleSources(text));
+    }
+    return read.get(file);
+  };
+}
+
+function where(frame: CallFrame, built: BuiltSources | undefined): string {
   const url = frame.url;
   if (!url) return '';
   if (url.startsWith('node:')) return url;
   const path = url.startsWith('file://') ? fileURLToPath(url) : url;
   const npm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
   if (npm) return `npm:${npm[1]}`;
-  if (path.endsWith('dist/cli.mjs')) return bundle?.(frame.lineNumber) ?? 'dist/cli.mjs';
+  const bundle = built?.(path);
+  if (bundle) return bundle(frame.lineNumber) ?? `dist/${nodePath.basename(path)}`;
   const src = /\/((?:src|bench|bin)\/.*)$/.exec(path);
   return src ? src[1]! : path;
 }
@@ -88,8 +113,7 @@ function area(frame: CallFrame, place: string): string {
   return dir ? `src/${dir[1]}` : place;
 }
 
-export function summarise(profile: CpuProfile, bundleText?: string, top = 25): ProfileSummary {
-  const bundle = bundleText === undefined ? undefined : bundleSources(bundleText);
+export function summarise(profile: CpuProfile, built?: BuiltSources, top = 25): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const fn = new Map<string, number>();
   const areas = new Map<string, number>();
@@ -106,7 +130,7 @@ export function summarise(profile: CpuProfile, bundleText?: string, top = 25): P
       idle += us;
       continue;
     }
-    const place = where(frame, bundle);
+    const place = where(frame, built);
     const name = `${frame.functionName || '(anonymous)'}${place ? ` ${place}` : ''}`;
     fn.set(name, (fn.get(name) ?? 0) + us);
     const a = area(frame, place);
@@ -151,12 +175,6 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   }
   const topAt = process.argv.indexOf('--top');
   const top = topAt > 0 ? Number(process.argv[topAt + 1]) : 25;
-  let bundleText: string | undefined;
-  try {
-    bundleText = readFileSync('dist/cli.mjs', 'utf8');
-  } catch {
-    bundleText = undefined;
-  }
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  process.stdout.write(`${renderSummary(summarise(profile, bundleText, top))}\n`);
+  process.stdout.write(`${renderSummary(summarise(profile, builtSources(), top))}\n`);
 }

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import sharp from 'sharp';
-import { defaultConcurrency } from '../src/images/image-service.ts';
+import { defaultConcurrency } from '../src/images/image-settings.ts';
 import { BUNDLE_FORMAT } from '../src/store/bundle/bundle.ts';
 import { scoopArgs } from './node-flags.ts';
 

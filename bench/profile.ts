@@ -23,7 +23,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { importAndToken, writeBundle } from './bundle.ts';
 import type { CaptureEntry } from './ceiling.ts';
-import { type CpuProfile, type ProfileSummary, renderSummary, summarise } from './cpuprofile.ts';
+import {
+  type BuiltSources,
+  builtSources,
+  type CpuProfile,
+  type ProfileSummary,
+  renderSummary,
+  summarise,
+} from './cpuprofile.ts';
 import { capture } from './http.ts';
 import { ensureWrk, runWrk } from './load.ts';
 import { type Child, startBenchChild, startScoop, stopAll } from './processes.ts';
@@ -47,7 +54,7 @@ async function profileLoad(
   profDir: string,
   list: readonly Scenario[],
   work: string,
-  bundleText: string | undefined,
+  built: BuiltSources | undefined,
 ): Promise<{ summary: ProfileSummary; rps: Record<string, number>; requests: number; file: string }> {
   const rps: Record<string, number> = {};
   let requests = 0;
@@ -69,7 +76,7 @@ async function profileLoad(
     throw new Error(`no profile written by ${server.name} (it did not exit cleanly?): ${server.stderr()}`);
   const file = path.join(profDir, name);
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  return { summary: summarise(profile, bundleText, 30), rps, requests, file };
+  return { summary: summarise(profile, built, 30), rps, requests, file };
 }
 
 export async function runProfile(options: { command: string }): Promise<void> {
@@ -80,12 +87,7 @@ export async function runProfile(options: { command: string }): Promise<void> {
     const bundle = await writeBundle(path.join(work, 'bundle'), { huge: false, jpeg: undefined });
     const db = path.join(work, 'scoop.db');
     const { token } = importAndToken(bundle.dir, db);
-    let bundleText: string | undefined;
-    try {
-      bundleText = readFileSync('dist/cli.mjs', 'utf8');
-    } catch {
-      bundleText = undefined;
-    }
+    const built = builtSources();
     mkdirSync('bench/results', { recursive: true });
     const groups: Array<Record<string, unknown>> = [];
     for (const group of GROUPS) {
@@ -109,7 +111,7 @@ export async function runProfile(options: { command: string }): Promise<void> {
           bodyFile,
         });
       }
-      const ours = await profileLoad(server, oursDir, list, work, bundleText);
+      const ours = await profileLoad(server, oursDir, list, work, built);
       const manifestFile = path.join(work, `captures-${group.name}.json`);
       writeFileSync(manifestFile, JSON.stringify(manifest));
       const ceilingDir = path.join(work, `prof-ceiling-${group.name}`);

@@ -50,7 +50,7 @@ export function render(report: BenchReport): string {
   const code = report.settings.code as ReturnType<typeof codeState> | undefined;
   if (code)
     out.push(
-      `code: ${code.commit} with ${code.changedSourceFiles} changed files under src/, dist/cli.mjs ${code.distSha256 ?? '–'}, node flags: ${code.nodeFlags === undefined ? '–' : code.nodeFlags.join(' ') || 'none'}`,
+      `code: ${code.commit} with ${code.changedSourceFiles} changed files under src/, dist/*.mjs ${code.distSha256 ?? '–'}, node flags: ${code.nodeFlags === undefined ? '–' : code.nodeFlags.join(' ') || 'none'}`,
     );
   out.push('');
   if (report.scenarios.length > 0) {

@@ -6,7 +6,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, release, totalmem } from 'node:os';
 import path from 'node:path';
 import type { ImageBenchResult } from './images.ts';
@@ -37,7 +37,14 @@ export function codeState(): {
   const git = (args: string[]) => spawnSync('git', args, { encoding: 'utf8' }).stdout?.trim() ?? '';
   let distSha256: string | null = null;
   try {
-    distSha256 = createHash('sha256').update(readFileSync('dist/cli.mjs')).digest('hex').slice(0, 16);
+    // Every built file: the entry, the workers, and the chunks it loads (scripts/build.mjs).
+    const hash = createHash('sha256');
+    for (const name of readdirSync('dist')
+      .filter((n) => n.endsWith('.mjs'))
+      .sort()) {
+      hash.update(name).update(readFileSync(`dist/${name}`));
+    }
+    distSha256 = hash.digest('hex').slice(0, 16);
   } catch {
     distSha256 = null;
   }

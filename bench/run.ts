@@ -119,7 +119,7 @@ const { values: opts } = parseArgs({
 const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-/** Builds dist/cli.mjs (as `npm start` does) and says what `bin/scoop.js` will run. */
+/** Builds dist/ (as `npm start` does) and says what `bin/scoop.js` will run. */
 function build(): string {
   const run = spawnSync(process.execPath, ['scripts/build.mjs'], { encoding: 'utf8' });
   if (run.status !== 0) log(`build failed, the server runs from the sources: ${run.stderr}`);

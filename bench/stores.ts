@@ -9,7 +9,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { parsePostgresLocation, redactLocation } from '../src/store/postgres/location.ts';
+import { parsePostgresLocation } from '../src/store/postgres/location.ts';
+import { redactLocation } from '../src/store/postgres/url.ts';
 
 export const DEFAULT_PG_URL = 'postgres://127.0.0.1:5432/test';
 

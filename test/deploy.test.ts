@@ -14,7 +14,7 @@ import { after, test } from 'node:test';
 import { promisify } from 'node:util';
 import { scoopNodeFlags } from '../bench/node-flags.ts';
 import { serveSettings } from '../src/server/settings.ts';
-import { isPostgresUrl } from '../src/store/postgres/location.ts';
+import { isPostgresUrl } from '../src/store/postgres/url.ts';
 import { settingsSource } from './support/settings-source.ts';
 
 const run = promisify(execFile);

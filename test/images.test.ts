@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
-import { ImageService, type ImageServiceDeps, type ImageSettings } from '../src/images/image-service.ts';
+import { ImageService, type ImageServiceDeps } from '../src/images/image-service.ts';
+import type { ImageSettings } from '../src/images/image-settings.ts';
 import { type Resizer, resizeImage } from '../src/images/resize.ts';
 import { bundleJson, importFolder, scratch } from './support/bundles.ts';
 import { type Fixture, REFERENCE_BUNDLE, startFixture } from './support/fixture-server.ts';

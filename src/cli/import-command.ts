@@ -5,7 +5,7 @@ import { BundleError } from '../store/bundle/validate.ts';
 import { RECORD_KINDS } from '../store/content-store.ts';
 import { type ImportProgress, type ImportSummary, importFolder } from '../store/import.ts';
 import { openStore } from '../store/open-store.ts';
-import { redactLocation } from '../store/postgres/location.ts';
+import { redactLocation } from '../store/postgres/url.ts';
 import { keepLargeBinaries } from './keep-binaries.ts';
 import { DB_OPTION, parseCommand, UsageError } from './usage.ts';
 

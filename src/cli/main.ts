@@ -1,11 +1,5 @@
 /** `scoop <command>`: thin over the core; parses argv, prints, sets the exit code. */
 import { StoreLocationError, StoreUnavailableError } from '../store/content-store.ts';
-import { compareCommand } from './compare-command.ts';
-import { harvestCommand } from './harvest-command.ts';
-import { importCommand } from './import-command.ts';
-import { migrateCommand } from './migrate-command.ts';
-import { serveCommand } from './serve-command.ts';
-import { tokenCommand } from './token-command.ts';
 import { UsageError } from './usage.ts';
 import { version } from './version.ts';
 
@@ -24,13 +18,20 @@ Commands:
 
 Run "scoop <command> --help" for the options of a command, "scoop --version" for the version.`;
 
-const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
-  serve: serveCommand,
-  import: importCommand,
-  token: tokenCommand,
-  migrate: migrateCommand,
-  compare: compareCommand,
-  harvest: harvestCommand,
+type Command = (args: string[]) => Promise<number>;
+
+/**
+ * Each command's module is loaded when it runs, with the dependencies only it needs: the
+ * server's (sharp, prom-client, pino, the XML parser) cost a SQLite `scoop import` or
+ * `scoop token` about 150 ms of start (docs/performance.md, "The nineteenth round").
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./serve-command.ts')).serveCommand,
+  import: async () => (await import('./import-command.ts')).importCommand,
+  token: async () => (await import('./token-command.ts')).tokenCommand,
+  migrate: async () => (await import('./migrate-command.ts')).migrateCommand,
+  compare: async () => (await import('./compare-command.ts')).compareCommand,
+  harvest: async () => (await import('./harvest-command.ts')).harvestCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -43,13 +44,13 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return name === undefined ? 2 : 0;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!load) {
     process.stderr.write(`scoop: unknown command ${JSON.stringify(name)}\n\n${USAGE}\n`);
     return 2;
   }
   try {
-    return await command(rest);
+    return await (await load())(rest);
   } catch (error) {
     if (error instanceof UsageError || error instanceof StoreLocationError) {
       process.stderr.write(`scoop ${name}: ${error.message}\n`);

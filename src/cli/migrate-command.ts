@@ -1,6 +1,6 @@
 import { databaseSetting } from '../server/settings.ts';
 import { openStore } from '../store/open-store.ts';
-import { redactLocation } from '../store/postgres/location.ts';
+import { redactLocation } from '../store/postgres/url.ts';
 import { DB_OPTION, parseCommand, UsageError } from './usage.ts';
 
 const HELP = `Usage: scoop migrate [--create] [--db PATH|URL]

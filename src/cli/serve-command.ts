@@ -38,7 +38,7 @@ import { BundleError } from '../store/bundle/validate.ts';
 import type { ContentStore } from '../store/content-store.ts';
 import { importFolder } from '../store/import.ts';
 import { openStore } from '../store/open-store.ts';
-import { redactLocation } from '../store/postgres/location.ts';
+import { redactLocation } from '../store/postgres/url.ts';
 import { base64Chunks } from '../xml/binary.ts';
 import { logContentVersionChanges } from './content-version-log.ts';
 import { formatSummary } from './import-command.ts';

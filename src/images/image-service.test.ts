@@ -3,7 +3,8 @@ import { availableParallelism } from 'node:os';
 import { describe, test } from 'node:test';
 import { serveSettings } from '../server/settings.ts';
 import type { StoredBlob } from '../store/content-store.ts';
-import { DEFAULT_IMAGE_SETTINGS, defaultConcurrency, ImageService, workerShare } from './image-service.ts';
+import { ImageService } from './image-service.ts';
+import { DEFAULT_IMAGE_SETTINGS, defaultConcurrency, workerShare } from './image-settings.ts';
 import type { Resizer } from './resize.ts';
 
 test('resize slots and queue places are the instance’s, shared among its workers', () => {

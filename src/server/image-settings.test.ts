@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { DEFAULT_IMAGE_SETTINGS } from '../images/image-service.ts';
+import { DEFAULT_IMAGE_SETTINGS } from '../images/image-settings.ts';
 import { SettingsError, serveSettings } from './settings.ts';
 
 const images = (env: Record<string, string>, flags: Record<string, string> = {}) =>

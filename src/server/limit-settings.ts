@@ -1,5 +1,5 @@
 /** The settings that bound work: request bodies, XML, the HTTP server's transport, the rate limit. */
-import { DEFAULT_XML_LIMITS, type XmlLimits } from '../xml/reader.ts';
+import { DEFAULT_XML_LIMITS, type XmlLimits } from '../xml/document.ts';
 import type { RateLimit } from './rate-limit.ts';
 import { type Env, integer, SettingsError } from './setting-values.ts';
 

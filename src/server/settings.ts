@@ -4,10 +4,10 @@
  */
 import path from 'node:path';
 import { parseColour } from '../images/colour.ts';
-import { DEFAULT_IMAGE_SETTINGS, type ImageSettings, workerShare } from '../images/image-service.ts';
-import { isPostgresUrl } from '../store/postgres/location.ts';
+import { DEFAULT_IMAGE_SETTINGS, type ImageSettings, workerShare } from '../images/image-settings.ts';
+import { isPostgresUrl } from '../store/postgres/url.ts';
 import { DEFAULT_RECORD_CACHE_BYTES } from '../store/record-cache.ts';
-import type { XmlLimits } from '../xml/reader.ts';
+import type { XmlLimits } from '../xml/document.ts';
 import { isHostName } from './admin-hosts.ts';
 import {
   bodyLimits,

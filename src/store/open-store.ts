@@ -8,8 +8,7 @@ import { existsSync } from 'node:fs';
 import type { CacheObserver } from '../cache/observer.ts';
 import { isBusy } from '../support/sqlite-file.ts';
 import { type ContentStore, StoreLocationError } from './content-store.ts';
-import { isPostgresUrl } from './postgres/location.ts';
-import { PostgresStore } from './postgres/postgres-store.ts';
+import { isPostgresUrl } from './postgres/url.ts';
 import { SqliteStore } from './sqlite/sqlite-store.ts';
 
 export { StoreLocationError };
@@ -86,6 +85,8 @@ export async function openStore(location: string, options: OpenOptions = {}): Pr
     ...(options.cacheBytes !== undefined ? { cacheBytes: options.cacheBytes } : {}),
   };
   if (isPostgresUrl(location)) {
+    // Loaded only here: node-postgres would add about 70 ms to every SQLite command's start.
+    const { PostgresStore } = await import('./postgres/postgres-store.ts');
     return PostgresStore.open(location, {
       ...cache,
       ...(options.serving ? { connectTimeoutMs: 2000 } : {}),

@@ -1,6 +1,6 @@
 /**
- * Worker threads whose module sits beside the caller's: built, it is a bundle of its own
- * beside dist/cli.mjs (scripts/build.mjs); from source, a worker does not get the
+ * Worker threads whose module sits beside the caller's: built, it is an entry of its own in
+ * dist/, beside the chunk that starts it (scripts/build-options.mjs); from source, a worker does not get the
  * TypeScript loader of its parent (Node 20), so it registers tsx itself before it imports
  * the worker's module.
  */

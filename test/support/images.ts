@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { createDeflate } from 'node:zlib';
 import sharp from 'sharp';
 import { DEFAULT_BACKGROUND } from '../../src/images/colour.ts';
-import type { ImageSettings } from '../../src/images/image-service.ts';
+import type { ImageSettings } from '../../src/images/image-settings.ts';
 import type { ResizeLimits } from '../../src/images/resize.ts';
 
 /** The resize limits of the unit tests: the defaults, with SVG on. */

@@ -6,8 +6,9 @@ import { bundleJson, importFolder, scratch } from '../../../test/support/bundles
 import { dropSchema, newSchemaUrl, POSTGRES, withPg } from '../../../test/support/databases.ts';
 import { hashToken, newToken } from '../../auth/tokens.ts';
 import { StoreLocationError } from '../content-store.ts';
-import { channelName, isPostgresUrl, parsePostgresLocation, redactLocation } from './location.ts';
+import { channelName, parsePostgresLocation } from './location.ts';
 import { PostgresStore } from './postgres-store.ts';
+import { isPostgresUrl, redactLocation } from './url.ts';
 
 test('postgres:// and postgresql:// URLs are PostgreSQL; paths and other schemes are not', () => {
   for (const url of ['postgres://h/db', 'postgresql://u@h:5432/db', 'POSTGRES://h/db'])

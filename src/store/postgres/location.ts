@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
 import pg from 'pg';
 import { StoreLocationError } from '../content-store.ts';
+import { redactLocation } from './url.ts';
 
 /** bigint columns (sizes, times, versions) as numbers, not node-postgres's default strings. */
 const TYPES: pg.CustomTypesConfig = {
@@ -35,22 +36,6 @@ export interface PostgresLocation {
   readonly tokenChannel: string;
   /** The URL without its password, for logs and messages. */
   readonly shown: string;
-}
-
-export function isPostgresUrl(location: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(location);
-}
-
-/** The location without a password, for logs and messages; other values are returned as they are. */
-export function redactLocation(location: string): string {
-  if (!isPostgresUrl(location)) return location;
-  try {
-    const url = new URL(location);
-    if (url.password) url.password = '***';
-    return url.toString();
-  } catch {
-    return location.replace(/:[^:@/]*@/, ':***@');
-  }
 }
 
 export function parsePostgresLocation(location: string): PostgresLocation {
