@@ -6,6 +6,7 @@ export const BUILD_OPTIONS = {
     cli: 'src/cli/main.ts',
     'encode-worker': 'src/store/encode-worker.ts',
     'render-worker': 'src/prepare/render-worker.ts',
+    'digest-worker': 'src/store/bundle/digest-worker.ts',
   },
   outExtension: { '.js': '.mjs' },
   bundle: true,

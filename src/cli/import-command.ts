@@ -1,6 +1,6 @@
 import { answerPreparer } from '../prepare/prepare-answers.ts';
 import { base64CacheSettings, databaseSetting, deprecatedSettings } from '../server/settings.ts';
-import type { HashProgress } from '../store/bundle/read-bundle.ts';
+import type { HashProgress } from '../store/bundle/hash-files.ts';
 import { BundleError } from '../store/bundle/validate.ts';
 import { RECORD_KINDS } from '../store/content-store.ts';
 import { type ImportProgress, type ImportSummary, importFolder } from '../store/import.ts';

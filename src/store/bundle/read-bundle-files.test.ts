@@ -12,7 +12,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { assertRefused, bundleJson, type Files, pattern, scratch } from '../../../test/support/bundles.ts';
 import type { ContentStore } from '../content-store.ts';
-import { type ImportOptions, importFolder } from '../import.ts';
+import { type ImportOptions, importFolder as importWith } from '../import.ts';
 import type { ReadOptions } from './read-bundle.ts';
 
 const s = scratch();
@@ -60,120 +60,132 @@ function whileHashing(change: () => void): Pick<ReadOptions, 'onHashing'> {
 
 const at = (n: number) => `anhaenge[${n - 1}] (anhangID ${n}).file`;
 
-describe('symbolic links are never followed', () => {
-  test('a link to a file is refused, even one pointing inside the bundle', async () => {
-    const folder = s.bundle(bundleJson(anhaenge('files/link.txt')), { 'files/a.txt': 'inhalt' });
-    symlinkSync('a.txt', path.join(folder, 'files/link.txt'));
-    await assertRefused(importFolder(s.store(), folder), at(1), /"files\/link.txt" is a symbolic link/);
+// The files' tests run with the files hashed on the import's thread and on the digest
+// worker (file-digests.ts); bundle.json's below, once.
+for (const [way, digestOnWorkerFrom] of [
+  ["on the import's thread", undefined],
+  ['on the digest worker', 1],
+] as const) {
+  const importFolder = (store: ContentStore, folder: string, options: Options = {}) =>
+    importWith(store, folder, { ...options, digestOnWorkerFrom });
 
-    const outside = s.dir();
-    writeFileSync(path.join(outside, 'geheim.txt'), 'geheim');
-    const out = s.bundle(bundleJson(anhaenge('files/link.txt')), { 'files/a.txt': 'inhalt' });
-    symlinkSync(path.join(outside, 'geheim.txt'), path.join(out, 'files/link.txt'));
-    await assertRefused(importFolder(s.store(), out), at(1), /is a symbolic link/);
-  });
+  describe(`symbolic links are never followed (${way})`, () => {
+    test('a link to a file is refused, even one pointing inside the bundle', async () => {
+      const folder = s.bundle(bundleJson(anhaenge('files/link.txt')), { 'files/a.txt': 'inhalt' });
+      symlinkSync('a.txt', path.join(folder, 'files/link.txt'));
+      await assertRefused(importFolder(s.store(), folder), at(1), /"files\/link.txt" is a symbolic link/);
 
-  test('a folder on the path that is a link is refused, wherever it points', async () => {
-    const { folder, outside } = raceBundle();
-    renameSync(path.join(folder, 'files/d'), path.join(folder, 'files/d.orig'));
-    symlinkSync(outside, path.join(folder, 'files/d'));
-    const store = s.store();
-    await assertRefused(importFolder(store, folder), at(2), /reached through the symbolic link "files\/d"/);
-    assert.equal(await storedFile(store, 2), undefined);
+      const outside = s.dir();
+      writeFileSync(path.join(outside, 'geheim.txt'), 'geheim');
+      const out = s.bundle(bundleJson(anhaenge('files/link.txt')), { 'files/a.txt': 'inhalt' });
+      symlinkSync(path.join(outside, 'geheim.txt'), path.join(out, 'files/link.txt'));
+      await assertRefused(importFolder(s.store(), out), at(1), /is a symbolic link/);
+    });
 
-    const inside = raceBundle().folder;
-    renameSync(path.join(inside, 'files/d'), path.join(inside, 'files/d.orig'));
-    symlinkSync('d.orig', path.join(inside, 'files/d'));
-    await assertRefused(importFolder(s.store(), inside), at(2), /symbolic link "files\/d"/);
-  });
-
-  test('a folder swapped for a link while files are hashed: the outside file is never read', async () => {
-    const { folder, outside } = raceBundle();
-    const swap = () => {
+    test('a folder on the path that is a link is refused, wherever it points', async () => {
+      const { folder, outside } = raceBundle();
       renameSync(path.join(folder, 'files/d'), path.join(folder, 'files/d.orig'));
       symlinkSync(outside, path.join(folder, 'files/d'));
-    };
-    const store = s.store();
-    await importFolder(store, folder, whileHashing(swap));
-    assert.equal(await storedFile(store, 2), 'innen', 'stored from the handle opened before the swap');
-  });
-
-  test('past the files held open, a file opened again after such a swap is refused', async () => {
-    const { folder, outside } = raceBundle();
-    const swap = () => {
-      renameSync(path.join(folder, 'files/d'), path.join(folder, 'files/d.orig'));
-      symlinkSync(outside, path.join(folder, 'files/d'));
-    };
-    const store = s.store();
-    const options: Options = { heldFiles: 0, ...whileHashing(swap) };
-    await assertRefused(importFolder(store, folder, options), at(2), /symbolic link/);
-    assert.equal(await storedFile(store, 2), undefined);
-  });
-});
-
-describe('what is stored is read from the handle that was checked', () => {
-  const replace = (folder: string) => () => {
-    writeFileSync(path.join(folder, 'files/neu.txt'), 'neu');
-    renameSync(path.join(folder, 'files/neu.txt'), path.join(folder, 'files/d/x.txt'));
-  };
-
-  test('a file replaced after it was opened is stored as it was opened', async () => {
-    const { folder } = raceBundle();
-    const store = s.store();
-    await importFolder(store, folder, whileHashing(replace(folder)));
-    assert.equal(await storedFile(store, 2), 'innen');
-  });
-
-  test('past the files held open, a file replaced in between is refused', async () => {
-    const { folder } = raceBundle();
-    const store = s.store();
-    const options: Options = { heldFiles: 0, ...whileHashing(replace(folder)) };
-    await assertRefused(importFolder(store, folder, options), at(2), /changed while it was being imported/);
-    assert.equal(await storedFile(store, 2), undefined);
-  });
-
-  test('files held open or opened again are stored alike', async () => {
-    const files: Files = { 'a.txt': 'eins', 'b.txt': 'zwei', 'c.txt': 'drei' };
-    for (const heldFiles of [0, 1, 3]) {
       const store = s.store();
-      const options: Options = { heldFiles };
-      await importFolder(store, s.bundle(bundleJson(anhaenge('a.txt', 'b.txt', 'c.txt')), files), options);
-      assert.deepEqual(
-        [await storedFile(store, 1), await storedFile(store, 2), await storedFile(store, 3)],
-        ['eins', 'zwei', 'drei'],
-      );
-    }
-  });
-});
+      await assertRefused(importFolder(store, folder), at(2), /reached through the symbolic link "files\/d"/);
+      assert.equal(await storedFile(store, 2), undefined);
 
-describe('hard links', () => {
-  const linked = () => {
-    const folder = s.bundle(bundleJson(anhaenge('files/a.txt')), { 'files/a.txt': 'inhalt' });
-    linkSync(path.join(folder, 'files/a.txt'), path.join(s.dir(), 'zweiter-name.txt'));
-    return folder;
-  };
+      const inside = raceBundle().folder;
+      renameSync(path.join(inside, 'files/d'), path.join(inside, 'files/d.orig'));
+      symlinkSync('d.orig', path.join(inside, 'files/d'));
+      await assertRefused(importFolder(s.store(), inside), at(2), /symbolic link "files\/d"/);
+    });
 
-  test('a file with more than one hard link is refused', async () => {
-    const store = s.store();
-    await assertRefused(importFolder(store, linked()), at(1), /has 2 hard links.*--allow-hardlinks/);
-    assert.equal(await storedFile(store, 1), undefined);
+    test('a folder swapped for a link while files are hashed: the outside file is never read', async () => {
+      const { folder, outside } = raceBundle();
+      const swap = () => {
+        renameSync(path.join(folder, 'files/d'), path.join(folder, 'files/d.orig'));
+        symlinkSync(outside, path.join(folder, 'files/d'));
+      };
+      const store = s.store();
+      await importFolder(store, folder, whileHashing(swap));
+      assert.equal(await storedFile(store, 2), 'innen', 'stored from the handle opened before the swap');
+    });
+
+    test('past the files held open, a file opened again after such a swap is refused', async () => {
+      const { folder, outside } = raceBundle();
+      const swap = () => {
+        renameSync(path.join(folder, 'files/d'), path.join(folder, 'files/d.orig'));
+        symlinkSync(outside, path.join(folder, 'files/d'));
+      };
+      const store = s.store();
+      const options: Options = { heldFiles: 0, ...whileHashing(swap) };
+      await assertRefused(importFolder(store, folder, options), at(2), /symbolic link/);
+      assert.equal(await storedFile(store, 2), undefined);
+    });
   });
 
-  test('with allowHardlinks it is imported', async () => {
-    const store = s.store();
-    const options: Options = { allowHardlinks: true };
-    await importFolder(store, linked(), options);
-    assert.equal(await storedFile(store, 1), 'inhalt');
+  describe(`what is stored is read from the handle that was checked (${way})`, () => {
+    const replace = (folder: string) => () => {
+      writeFileSync(path.join(folder, 'files/neu.txt'), 'neu');
+      renameSync(path.join(folder, 'files/neu.txt'), path.join(folder, 'files/d/x.txt'));
+    };
+
+    test('a file replaced after it was opened is stored as it was opened', async () => {
+      const { folder } = raceBundle();
+      const store = s.store();
+      await importFolder(store, folder, whileHashing(replace(folder)));
+      assert.equal(await storedFile(store, 2), 'innen');
+    });
+
+    test('past the files held open, a file replaced in between is refused', async () => {
+      const { folder } = raceBundle();
+      const store = s.store();
+      const options: Options = { heldFiles: 0, ...whileHashing(replace(folder)) };
+      await assertRefused(importFolder(store, folder, options), at(2), /changed while it was being imported/);
+      assert.equal(await storedFile(store, 2), undefined);
+    });
+
+    test('files held open or opened again are stored alike', async () => {
+      const files: Files = { 'a.txt': 'eins', 'b.txt': 'zwei', 'c.txt': 'drei' };
+      for (const heldFiles of [0, 1, 3]) {
+        const store = s.store();
+        const options: Options = { heldFiles };
+        await importFolder(store, s.bundle(bundleJson(anhaenge('a.txt', 'b.txt', 'c.txt')), files), options);
+        assert.deepEqual(
+          [await storedFile(store, 1), await storedFile(store, 2), await storedFile(store, 3)],
+          ['eins', 'zwei', 'drei'],
+        );
+      }
+    });
   });
 
-  test('bundle.json with more than one hard link is refused unless allowed', async () => {
-    const folder = s.bundle(bundleJson({ bereiche: [{ bereichID: 1 }] }));
-    linkSync(path.join(folder, 'bundle.json'), path.join(s.dir(), 'bundle.json'));
-    await assertRefused(importFolder(s.store(), folder), 'bundle.json', /has 2 hard links/);
-    const options: Options = { allowHardlinks: true };
-    await importFolder(s.store(), folder, options);
+  describe(`hard links (${way})`, () => {
+    const linked = () => {
+      const folder = s.bundle(bundleJson(anhaenge('files/a.txt')), { 'files/a.txt': 'inhalt' });
+      linkSync(path.join(folder, 'files/a.txt'), path.join(s.dir(), 'zweiter-name.txt'));
+      return folder;
+    };
+
+    test('a file with more than one hard link is refused', async () => {
+      const store = s.store();
+      await assertRefused(importFolder(store, linked()), at(1), /has 2 hard links.*--allow-hardlinks/);
+      assert.equal(await storedFile(store, 1), undefined);
+    });
+
+    test('with allowHardlinks it is imported', async () => {
+      const store = s.store();
+      const options: Options = { allowHardlinks: true };
+      await importFolder(store, linked(), options);
+      assert.equal(await storedFile(store, 1), 'inhalt');
+    });
+
+    test('bundle.json with more than one hard link is refused unless allowed', async () => {
+      const folder = s.bundle(bundleJson({ bereiche: [{ bereichID: 1 }] }));
+      linkSync(path.join(folder, 'bundle.json'), path.join(s.dir(), 'bundle.json'));
+      await assertRefused(importFolder(s.store(), folder), 'bundle.json', /has 2 hard links/);
+      const options: Options = { allowHardlinks: true };
+      await importFolder(s.store(), folder, options);
+    });
   });
-});
+}
+
+const importFolder = importWith;
 
 describe('bundle.json', () => {
   test('a symbolic link as bundle.json is refused, wherever it points', async () => {

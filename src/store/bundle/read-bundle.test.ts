@@ -11,7 +11,8 @@ import { describe, test } from 'node:test';
 import { assertRefused, bundleJson, type Files, pattern, scratch } from '../../../test/support/bundles.ts';
 import type { RecordKind } from '../../contract/documents.ts';
 import type { Bundle, BundleRecord } from './bundle.ts';
-import { closeBundle, type HashProgress, readBundle as openBundle, type ReadOptions } from './read-bundle.ts';
+import type { HashProgress } from './hash-files.ts';
+import { closeBundle, readBundle as openBundle, type ReadOptions } from './read-bundle.ts';
 
 const s = scratch();
 

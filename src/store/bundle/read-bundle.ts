@@ -1,32 +1,42 @@
 /**
  * Reads and validates a bundle folder completely before anything is written: JSON,
  * fields, duplicate ids, and every `file` (inside the folder, a regular file, hashed).
- * Files are opened (bundle-file.ts: no link followed) and hashed last, once everything
- * cheaper has been checked, so a mistake in bundle.json is reported before gigabytes are
- * read. References between records are checked later, against the store's final state.
+ * Files are opened (bundle-file.ts: no link followed) and hashed once the records naming
+ * them are checked: a few here, after everything else; many on a worker thread while this
+ * one checks the articles and subscriptions (file-digests.ts), which a mistake found there
+ * stops. Either way a mistake in bundle.json is reported before any refusal of a file, and
+ * without waiting for gigabytes to be read. References between records are checked
+ * later, against the store's final state.
  */
-import { createHash } from 'node:crypto';
 import { closeSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { emailKey, RECORD_KINDS, type RecordKind, type StoredDocument } from '../../contract/documents.ts';
-import { SIGNATURE_BYTES } from '../../support/media-signature.ts';
 import {
   BUNDLE_FORMAT,
   type Bundle,
-  type BundleFile,
   type BundleMode,
   type BundleRecord,
   type BundleRecords,
 } from './bundle.ts';
-import { BundleFileSource, descriptorChunks, type OpenRules, openInside } from './bundle-file.ts';
+import { descriptorChunks, type OpenRules, openInside } from './bundle-file.ts';
+import { DIGEST_WORKER_MIN_FILES, type Digests, digestOnWorker } from './file-digests.ts';
+import {
+  closeFiles,
+  type HashProgress,
+  type HeadUser,
+  hashFiles,
+  headJudge,
+  type LocatedFile,
+  openedByPath,
+  openFiles,
+} from './hash-files.ts';
 import { parseJsonText } from './json-text.ts';
 import {
   BundleError,
   checkArray,
   checkArtikel,
   checkInt,
-  checkMediaType,
   checkObject,
   checkRecord,
   checkString,
@@ -41,16 +51,7 @@ const MAX_BUNDLE_JSON_BYTES = 256 * 1024 * 1024;
 /** How many files stay open from hashing to storing (bundle-file.ts); the rest are opened again. */
 const HELD_FILES = 256;
 
-const HASH_CHUNK_BYTES = 256 * 1024;
-
 const TOP_LEVEL = ['format', 'mode', ...RECORD_KINDS, 'loeschen'];
-
-export interface HashProgress {
-  readonly files: number;
-  readonly filesTotal: number;
-  readonly bytes: number;
-  readonly bytesTotal: number;
-}
 
 export interface ReadOptions {
   /** Called as the bundle's files are hashed, after each chunk read. */
@@ -59,86 +60,11 @@ export interface ReadOptions {
   allowHardlinks?: boolean;
   /** How many opened files are held open until they are stored (default 256). */
   heldFiles?: number;
-}
-
-/** A `file` checked to name a path inside the bundle (by its text), not yet opened. */
-interface LocatedFile {
-  readonly name: string;
-  /** Normalised, relative to the bundle folder. */
-  readonly relative: string;
-  readonly where: string;
+  /** From how many files they are hashed on a worker thread (default DIGEST_WORKER_MIN_FILES). */
+  digestOnWorkerFrom?: number;
 }
 
 type PendingRecord = Omit<BundleRecord, 'file'> & { readonly file?: LocatedFile };
-
-/** A distinct file opened and hashed. */
-type OpenedFile = Omit<BundleFile, 'name'>;
-
-/**
- * Opens every distinct file (by normalised path) by bundle-file.ts's rules, then hashes
- * each from its handle, reporting as it reads, and hands its first bytes to `judgeHead`
- * as soon as they are read (a refusal comes before the rest is hashed); on a refusal,
- * what was opened is closed.
- */
-async function openAndHash(
-  root: string,
-  files: readonly LocatedFile[],
-  options: ReadOptions,
-  judgeHead: (relative: string, head: Buffer) => void,
-): Promise<Map<string, OpenedFile>> {
-  const distinct = new Map<string, LocatedFile>();
-  for (const file of files) if (!distinct.has(file.relative)) distinct.set(file.relative, file);
-  const rules: OpenRules = { allowHardlinks: options.allowHardlinks === true };
-  const held = options.heldFiles ?? HELD_FILES;
-  const sources: BundleFileSource[] = [];
-  try {
-    for (const file of distinct.values()) {
-      const label = `${JSON.stringify(file.name)} `;
-      const place = { root, relative: file.relative, where: file.where, label };
-      const source = BundleFileSource.open(place, rules, sources.length < held);
-      sources.push(source);
-      if (source.size > 2_147_483_647)
-        throw new BundleError(file.where, `${label}is larger than xs:int allows`);
-    }
-    const progress = {
-      files: 0,
-      filesTotal: sources.length,
-      bytes: 0,
-      bytesTotal: sources.reduce((n, source) => n + source.size, 0),
-    };
-    const opened = new Map<string, OpenedFile>();
-    // Hashing keeps nothing of a chunk but the first bytes (copied): one buffer serves every read.
-    const scratch = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
-    for (const [i, relative] of [...distinct.keys()].entries()) {
-      const source = sources[i]!;
-      const hash = createHash('sha256');
-      let size = 0;
-      // From the same descriptor as the hash, so the format judged is that of the bytes stored.
-      const head: Buffer[] = [];
-      for await (const chunk of source.chunks(HASH_CHUNK_BYTES, scratch)) {
-        hash.update(chunk);
-        if (size < SIGNATURE_BYTES) {
-          head.push(Buffer.from(chunk.subarray(0, SIGNATURE_BYTES - size)));
-          if (size + chunk.length >= SIGNATURE_BYTES) judgeHead(relative, Buffer.concat(head));
-        }
-        size += chunk.length;
-        progress.bytes += chunk.length;
-        options.onHashing?.({ ...progress });
-      }
-      if (size < SIGNATURE_BYTES) judgeHead(relative, Buffer.concat(head));
-      if (size !== source.size) {
-        throw new BundleError(distinct.get(relative)!.where, 'changed while it was being read');
-      }
-      opened.set(relative, { source, size, sha256: hash.digest('hex') });
-      progress.files++;
-      options.onHashing?.({ ...progress });
-    }
-    return opened;
-  } catch (error) {
-    await Promise.all(sources.map((source) => source.close()));
-    throw error;
-  }
-}
 
 /** Closes the files a bundle holds open (importFolder does, once it is imported or refused). */
 export async function closeBundle(bundle: Bundle): Promise<void> {
@@ -203,55 +129,15 @@ function refuseDuplicates(records: readonly { id: string; where: string }[], kin
 }
 
 /**
- * The bundle at `folder` (or `folder` is its bundle.json), validated, with its files open:
- * the import stores them from those handles, and the caller closes them (closeBundle).
+ * Articles, subscriptions, duplicate ids and `loeschen`: what of bundle.json is checked
+ * while its files are hashed. The articles and subscriptions are in `records`, the other
+ * kinds are added once their files are hashed.
  */
-export async function readBundle(folder: string, options: ReadOptions = {}): Promise<Bundle> {
-  const root = await bundleRoot(folder);
-  const json = readBundleJson(root, { allowHardlinks: options.allowHardlinks === true });
-  const top = checkObject(json, 'bundle.json');
-  refuseUnknownKeys(top, TOP_LEVEL, 'bundle.json');
-  if (top.format !== BUNDLE_FORMAT) {
-    throw new BundleError('bundle.json.format', `must be ${JSON.stringify(BUNDLE_FORMAT)}`);
-  }
-  const mode = (top.mode ?? 'upsert') as BundleMode;
-  if (mode !== 'upsert' && mode !== 'replace') {
-    throw new BundleError('bundle.json.mode', 'must be "upsert" or "replace"');
-  }
-
-  const pending = new Map<RecordKind, PendingRecord[]>();
-  for (const rules of SIMPLE_KINDS) {
-    const list: PendingRecord[] = [];
-    const items = checkArray(top[rules.kind] ?? [], rules.kind);
-    for (let i = 0; i < items.length; i++) {
-      const at = `${rules.kind}[${i}]`;
-      const object = checkObject(items[i], at);
-      const id = checkInt(object[rules.idField], `${at}.${rules.idField}`);
-      const where = `${at} (${rules.idField} ${id})`;
-      const allowed = [
-        ...rules.type.fields.map((f) => f.name).filter((n) => !rules.derived.includes(n)),
-        ...rules.extra,
-      ];
-      refuseUnknownKeys(object, allowed, where);
-      const doc: Record<string, unknown> = checkRecord(rules.type, object, where, {
-        idField: rules.idField,
-        derived: rules.derived,
-      });
-      let file: LocatedFile | undefined;
-      if (rules.extra.includes('file')) file = locateFile(root, object.file, `${where}.file`);
-      if (rules.extra.includes('oeffentlich')) {
-        const value = object.oeffentlich ?? false;
-        if (typeof value !== 'boolean')
-          throw new BundleError(`${where}.oeffentlich`, 'must be true or false');
-        doc.oeffentlich = value;
-      }
-      // The kind's contract fields less the blob's, checked, and a newsletter's oeffentlich.
-      const stored = doc as StoredDocument<SimpleKind>;
-      list.push(file ? { id: String(id), doc: stored, file, where } : { id: String(id), doc: stored, where });
-    }
-    pending.set(rules.kind, list);
-  }
-
+function checkRest(
+  top: Record<string, unknown>,
+  mode: BundleMode,
+  pending: ReadonlyMap<RecordKind, readonly PendingRecord[]>,
+): { records: Map<RecordKind, BundleRecord[]>; deletions: Map<RecordKind, string[]> } {
   const records = new Map<RecordKind, BundleRecord[]>();
   records.set(
     'artikel',
@@ -302,32 +188,110 @@ export async function readBundle(folder: string, options: ReadOptions = {}): Pro
       );
     }
   }
+  return { records, deletions };
+}
+
+/**
+ * The bundle at `folder` (or `folder` is its bundle.json), validated, with its files open:
+ * the import stores them from those handles, and the caller closes them (closeBundle).
+ */
+export async function readBundle(folder: string, options: ReadOptions = {}): Promise<Bundle> {
+  const root = await bundleRoot(folder);
+  const json = readBundleJson(root, { allowHardlinks: options.allowHardlinks === true });
+  const top = checkObject(json, 'bundle.json');
+  refuseUnknownKeys(top, TOP_LEVEL, 'bundle.json');
+  if (top.format !== BUNDLE_FORMAT) {
+    throw new BundleError('bundle.json.format', `must be ${JSON.stringify(BUNDLE_FORMAT)}`);
+  }
+  const mode = (top.mode ?? 'upsert') as BundleMode;
+  if (mode !== 'upsert' && mode !== 'replace') {
+    throw new BundleError('bundle.json.mode', 'must be "upsert" or "replace"');
+  }
+
+  const pending = new Map<RecordKind, PendingRecord[]>();
+  for (const rules of SIMPLE_KINDS) {
+    const list: PendingRecord[] = [];
+    const items = checkArray(top[rules.kind] ?? [], rules.kind);
+    for (let i = 0; i < items.length; i++) {
+      const at = `${rules.kind}[${i}]`;
+      const object = checkObject(items[i], at);
+      const id = checkInt(object[rules.idField], `${at}.${rules.idField}`);
+      const where = `${at} (${rules.idField} ${id})`;
+      const allowed = [
+        ...rules.type.fields.map((f) => f.name).filter((n) => !rules.derived.includes(n)),
+        ...rules.extra,
+      ];
+      refuseUnknownKeys(object, allowed, where);
+      const doc: Record<string, unknown> = checkRecord(rules.type, object, where, {
+        idField: rules.idField,
+        derived: rules.derived,
+      });
+      let file: LocatedFile | undefined;
+      if (rules.extra.includes('file')) file = locateFile(root, object.file, `${where}.file`);
+      if (rules.extra.includes('oeffentlich')) {
+        const value = object.oeffentlich ?? false;
+        if (typeof value !== 'boolean')
+          throw new BundleError(`${where}.oeffentlich`, 'must be true or false');
+        doc.oeffentlich = value;
+      }
+      // The kind's contract fields less the blob's, checked, and a newsletter's oeffentlich.
+      const stored = doc as StoredDocument<SimpleKind>;
+      list.push(file ? { id: String(id), doc: stored, file, where } : { id: String(id), doc: stored, where });
+    }
+    pending.set(rules.kind, list);
+  }
 
   const located = [...pending.values()].flat().flatMap((r) => (r.file ? [r.file] : []));
   // Each file's records, in bundle order, to judge its first bytes against their mimetype.
-  const users = new Map<string, Array<{ kind: 'anhaenge' | 'bilder'; record: PendingRecord }>>();
+  const users = new Map<string, HeadUser[]>();
   for (const kind of ['anhaenge', 'bilder'] as const) {
     for (const record of pending.get(kind) ?? []) {
       if (!record.file) continue;
       const list = users.get(record.file.relative) ?? [];
-      list.push({ kind, record });
+      const { mimetype } = record.doc as StoredDocument<typeof kind>;
+      list.push({ kind, mimetype, where: record.where, name: record.file.name });
       users.set(record.file.relative, list);
     }
   }
-  const warnings: string[] = [];
-  const judgeHead = (relative: string, head: Buffer) => {
-    for (const { kind, record } of users.get(relative) ?? []) {
-      const { mimetype } = record.doc as StoredDocument<typeof kind>;
-      const warning = checkMediaType(kind, mimetype, head, record.where, record.file!.name);
-      if (warning) warnings.push(warning);
+  const opened = openFiles(root, located, {
+    rules: { allowHardlinks: options.allowHardlinks === true },
+    held: options.heldFiles ?? HELD_FILES,
+  });
+  const hashing = options.onHashing ? { onHashing: options.onHashing } : {};
+  // Many files are hashed on a worker while the rest of bundle.json is checked here; a
+  // mistake found meanwhile stops it. Its refusals come after those, as here.
+  const onWorker =
+    located.length >= (options.digestOnWorkerFrom ?? DIGEST_WORKER_MIN_FILES)
+      ? digestOnWorker(opened, hashing, users)
+      : undefined;
+  let checked: ReturnType<typeof checkRest>;
+  try {
+    checked = checkRest(top, mode, pending);
+  } catch (error) {
+    await (onWorker ? onWorker.stop() : closeFiles(opened));
+    throw error;
+  }
+  const { records, deletions } = checked;
+  let digests: Digests;
+  if (onWorker) digests = await onWorker.result();
+  else {
+    const warnings: string[] = [];
+    try {
+      digests = {
+        opened: openedByPath(opened, await hashFiles(opened, hashing, headJudge(users, warnings))),
+        warnings,
+      };
+    } catch (error) {
+      await closeFiles(opened);
+      throw error;
     }
-  };
-  const opened = await openAndHash(root, located, options, judgeHead);
+  }
+  const { opened: byPath, warnings } = digests;
   for (const [kind, list] of pending) {
     records.set(
       kind,
       list.map(({ file, ...record }) =>
-        file ? { ...record, file: { name: file.name, ...opened.get(file.relative)! } } : record,
+        file ? { ...record, file: { name: file.name, ...byPath.get(file.relative)! } } : record,
       ),
     );
   }

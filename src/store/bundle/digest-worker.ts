@@ -1,0 +1,49 @@
+/**
+ * The worker thread of file-digests.ts: hashes one bundle's opened files as the import's
+ * thread would (hash-files.ts), from the descriptors that thread holds, and reports its
+ * progress at most every PROGRESS_EVERY_MS. It closes nothing: the import's thread owns
+ * the descriptors.
+ */
+import { parentPort } from 'node:worker_threads';
+import { BundleFileSource } from './bundle-file.ts';
+import type { DigestReply, DigestRequest } from './file-digests.ts';
+import { hashFiles, headJudge, Stopped } from './hash-files.ts';
+import { BundleError } from './validate.ts';
+
+const port = parentPort;
+if (!port) throw new Error('digest-worker.ts runs as a worker thread (file-digests.ts)');
+
+const PROGRESS_EVERY_MS = 20;
+
+async function digest(request: DigestRequest): Promise<DigestReply> {
+  const { id } = request;
+  const stop = new Int32Array(request.stop);
+  const warnings: string[] = [];
+  let reportedAt = Number.NEGATIVE_INFINITY;
+  try {
+    const sha256s = await hashFiles(
+      { files: request.files, sources: request.sources.map((d) => BundleFileSource.described(d)) },
+      {
+        stopped: () => Atomics.load(stop, 0) === 1,
+        onHashing: (progress) => {
+          const now = performance.now();
+          if (progress.files < progress.filesTotal && now - reportedAt < PROGRESS_EVERY_MS) return;
+          reportedAt = now;
+          port!.postMessage({ id, progress } satisfies DigestReply);
+        },
+      },
+      headJudge(new Map(request.users), warnings),
+    );
+    return { id, sha256s, warnings };
+  } catch (error) {
+    if (error instanceof Stopped) return { id, stopped: true };
+    if (error instanceof BundleError) {
+      return { id, refused: { where: error.where, detail: error.message.slice(error.where.length + 2) } };
+    }
+    return { id, failed: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+port.on('message', (request: DigestRequest) => {
+  void digest(request).then((reply) => port.postMessage(reply));
+});
