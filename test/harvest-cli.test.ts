@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { scoopArgs } from '../bench/node-flags.ts';
 import { scratch } from './support/bundles.ts';
 import { type Fixture, REFERENCE_TOKEN, startFixture } from './support/fixture-server.ts';
 import { type Source, startSource } from './support/harvest-source.ts';
@@ -167,7 +168,7 @@ describe('stopped', () => {
   function start(out: string, extra: string[] = []) {
     const child = spawn(
       process.execPath,
-      ['bin/scoop.js', ...harvestOf(slow.url, out), '--bereiche', '1-400', '--concurrency', '2', ...extra],
+      scoopArgs([...harvestOf(slow.url, out), '--bereiche', '1-400', '--concurrency', '2', ...extra]),
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stderr = '';

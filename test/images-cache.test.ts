@@ -10,6 +10,7 @@ import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 import sharp from 'sharp';
+import { scoopArgs } from '../bench/node-flags.ts';
 import { ImageService } from '../src/images/image-service.ts';
 import type { ImageSettings } from '../src/images/image-settings.ts';
 import { type Resizer, resizeImage } from '../src/images/resize.ts';
@@ -223,7 +224,7 @@ describe('a re-import removes the variants of what an image was', () => {
 });
 
 describe('scoop serve with a variant folder it cannot use', () => {
-  const BIN = path.resolve('bin/scoop.js');
+  const ROOT = path.resolve('.');
 
   /** The test's environment without the settings each case sets itself (the old folder name too). */
   function envWithoutStoreOrVariantFolder(): NodeJS.ProcessEnv {
@@ -239,7 +240,7 @@ describe('scoop serve with a variant folder it cannot use', () => {
   function serve(args: string[], env: Record<string, string>) {
     const inherited = envWithoutStoreOrVariantFolder();
     return new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+      const child = spawn(process.execPath, scoopArgs(['serve', ...args], ROOT), {
         cwd: s.root,
         env: { ...inherited, SCOOP_PORT: '0', SCOOP_ADMIN_PORT: 'off', ...env },
         stdio: ['ignore', 'ignore', 'pipe'],
@@ -281,7 +282,7 @@ describe('scoop serve with a variant folder it cannot use', () => {
     const blocker = path.join(s.dir(), 'a-file');
     writeFileSync(blocker, '');
     const inherited = envWithoutStoreOrVariantFolder();
-    const child = spawn(process.execPath, [BIN, 'serve'], {
+    const child = spawn(process.execPath, scoopArgs(['serve'], ROOT), {
       cwd: s.root,
       env: {
         ...inherited,

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { after, type TestContext, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
+import { scoopArgs } from '../bench/node-flags.ts';
 import type { ContentStore } from '../src/store/content-store.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { DATABASES, type TestDatabase, withPg } from './support/databases.ts';
@@ -49,7 +50,7 @@ function writeGeneration(n: number): string {
 }
 
 function runImport(db: string, folder: string, killAfterMs?: number): Promise<number | null> {
-  const child = spawn(process.execPath, ['bin/scoop.js', 'import', folder, '--db', db], { stdio: 'ignore' });
+  const child = spawn(process.execPath, scoopArgs(['import', folder, '--db', db]), { stdio: 'ignore' });
   if (killAfterMs !== undefined) setTimeout(() => child.kill('SIGKILL'), killAfterMs);
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
@@ -183,7 +184,7 @@ async function killImports(database: TestDatabase, t: TestContext): Promise<void
  * too, for a moment, when the new file is switched to WAL mode: that is not the import.
  */
 function killWhileWriting(file: string, folder: string, extraMs: number): Promise<number | null> {
-  const child = spawn(process.execPath, ['bin/scoop.js', 'import', folder, '--db', file], {
+  const child = spawn(process.execPath, scoopArgs(['import', folder, '--db', file]), {
     stdio: 'ignore',
   });
   const watch = setInterval(() => {

@@ -8,6 +8,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
+import { scoopArgs } from '../bench/node-flags.ts';
 import type { ErrorCode } from '../src/contract/errors.ts';
 import { scratch } from './support/bundles.ts';
 import { sendRaw } from './support/raw-http.ts';
@@ -179,7 +180,7 @@ describe('limit settings from the environment', () => {
 });
 
 test('a head timeout longer than the request timeout is refused at start, naming both settings', async () => {
-  const child = spawn(process.execPath, ['bin/scoop.js', 'serve', '--port', '0', '--db', s.dbPath()], {
+  const child = spawn(process.execPath, scoopArgs(['serve', '--port', '0', '--db', s.dbPath()]), {
     env: {
       ...process.env,
       SCOOP_ADMIN_PORT: 'off',

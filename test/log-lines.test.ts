@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { scoopArgs } from '../bench/node-flags.ts';
 import { scratch } from './support/bundles.ts';
 import { getFresh, listeningUrl, serveProcesses } from './support/serve-process.ts';
 
@@ -63,7 +64,7 @@ describe('log lines of scoop serve', () => {
       mode: 'upsert',
       bereiche: [{ bereichID: 77, name: 'Neu' }],
     });
-    const imported = spawnSync(process.execPath, ['bin/scoop.js', 'import', '--db', db, bundle], {
+    const imported = spawnSync(process.execPath, scoopArgs(['import', '--db', db, bundle]), {
       encoding: 'utf8',
     });
     assert.equal(imported.status, 0, imported.stderr);

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { scoopArgs } from '../bench/node-flags.ts';
 import { generation, pattern, scratch } from './support/bundles.ts';
 import { dropSchema, newSchemaUrl, POSTGRES, withPg } from './support/databases.ts';
 import { getFresh, listeningUrl, type ServeProcess, serveProcesses } from './support/serve-process.ts';
@@ -44,7 +45,7 @@ async function serve(
 /** `scoop import folder --db url` in a process of its own; resolves when it exited 0. */
 function importProcess(folder: string, url: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/scoop.js', 'import', folder, '--db', url], {
+    const child = spawn(process.execPath, scoopArgs(['import', folder, '--db', url]), {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';

@@ -13,6 +13,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { scoopArgs } from '../bench/node-flags.ts';
 import { listeningUrl, serveProcesses } from './support/serve-process.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'scoop-shutdown-'));
@@ -40,14 +41,10 @@ function startServe(
   env: Readonly<Record<string, string>> = {},
   db = path.join(dir, 'scoop.db'),
 ): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    ['bin/scoop.js', 'serve', '--port', '0', '--db', db, '--seed', bundle],
-    {
-      env: { ...process.env, SCOOP_ADMIN_PORT: 'off', SCOOP_LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, scoopArgs(['serve', '--port', '0', '--db', db, '--seed', bundle]), {
+    env: { ...process.env, SCOOP_ADMIN_PORT: 'off', SCOOP_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.setEncoding('utf8').on('data', (text: string) => {
