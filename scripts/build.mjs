@@ -11,7 +11,9 @@ import { BUILD_OPTIONS } from './build-options.mjs';
 const outdir = 'dist';
 const result = await build({ ...BUILD_OPTIONS, outdir });
 
-// Chunks are named by their content: remove those of earlier builds.
+// Chunks are named by their content: remove those of earlier builds. (A process started
+// from the build before, still loading its command's chunk, would miss it: build with no
+// `scoop` starting meanwhile, as npm start and npm test do.)
 const written = new Set(Object.keys(result.metafile.outputs).map((file) => path.resolve(file)));
 for (const name of readdirSync(outdir)) {
   if (/\.mjs(\.map)?$/.test(name) && !written.has(path.resolve(outdir, name)))

@@ -34,7 +34,7 @@ async function reply({ id, file }: EncodeRequest): Promise<EncodeReply> {
     return { id, chunks: blob.chunks.map(own) };
   } catch (error) {
     if (error instanceof BundleError) {
-      return { id, refused: { where: error.where, detail: error.message.slice(error.where.length + 2) } };
+      return { id, refused: { where: error.where, detail: error.detail } };
     }
     return { id, failed: error instanceof Error ? error.message : String(error) };
   }

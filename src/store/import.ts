@@ -390,10 +390,10 @@ export async function importFolder(
   folder: string,
   options: ImportOptions & ReadOptions = {},
 ): Promise<ImportSummary> {
-  const { onHashing, allowHardlinks, heldFiles, digestOnWorkerFrom, ...rest } = options;
+  const { onHashing, onOpened, allowHardlinks, heldFiles, digestOnWorkerFrom, ...rest } = options;
   let bundle: Bundle;
   try {
-    bundle = await readBundle(folder, { onHashing, allowHardlinks, heldFiles, digestOnWorkerFrom });
+    bundle = await readBundle(folder, { onHashing, onOpened, allowHardlinks, heldFiles, digestOnWorkerFrom });
   } catch (error) {
     await recordRefusal(store, error, rest.now ?? Date.now);
     throw error;

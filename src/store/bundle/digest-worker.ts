@@ -2,12 +2,12 @@
  * The worker thread of file-digests.ts: hashes one bundle's opened files as the import's
  * thread would (hash-files.ts), from the descriptors that thread holds, and reports its
  * progress at most every PROGRESS_EVERY_MS. It closes nothing: the import's thread owns
- * the descriptors.
+ * the descriptors, and stops this thread (terminate) before it closes them.
  */
 import { parentPort } from 'node:worker_threads';
 import { BundleFileSource } from './bundle-file.ts';
 import type { DigestReply, DigestRequest } from './file-digests.ts';
-import { hashFiles, headJudge, Stopped } from './hash-files.ts';
+import { hashFiles, headJudge } from './hash-files.ts';
 import { BundleError } from './validate.ts';
 
 const port = parentPort;
@@ -17,14 +17,12 @@ const PROGRESS_EVERY_MS = 20;
 
 async function digest(request: DigestRequest): Promise<DigestReply> {
   const { id } = request;
-  const stop = new Int32Array(request.stop);
   const warnings: string[] = [];
   let reportedAt = Number.NEGATIVE_INFINITY;
   try {
     const sha256s = await hashFiles(
       { files: request.files, sources: request.sources.map((d) => BundleFileSource.described(d)) },
       {
-        stopped: () => Atomics.load(stop, 0) === 1,
         onHashing: (progress) => {
           const now = performance.now();
           if (progress.files < progress.filesTotal && now - reportedAt < PROGRESS_EVERY_MS) return;
@@ -36,11 +34,9 @@ async function digest(request: DigestRequest): Promise<DigestReply> {
     );
     return { id, sha256s, warnings };
   } catch (error) {
-    if (error instanceof Stopped) return { id, stopped: true };
-    if (error instanceof BundleError) {
-      return { id, refused: { where: error.where, detail: error.message.slice(error.where.length + 2) } };
-    }
-    return { id, failed: error instanceof Error ? error.message : String(error) };
+    if (error instanceof BundleError) return { id, refused: { where: error.where, detail: error.detail } };
+    const { message, code } = error as NodeJS.ErrnoException;
+    return { id, failed: { message: message ?? String(error), ...(code ? { code } : {}) } };
   }
 }
 

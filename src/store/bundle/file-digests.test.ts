@@ -6,7 +6,8 @@
  * run both ways in read-bundle-files.test.ts and media-type.test.ts.)
  */
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { assertRefused, bundleJson, type Files, pattern, scratch } from '../../../test/support/bundles.ts';
 import type { Bundle } from './bundle.ts';
@@ -15,6 +16,12 @@ import type { HashProgress } from './hash-files.ts';
 import { closeBundle, type ReadOptions, readBundle } from './read-bundle.ts';
 
 const s = scratch();
+
+/** Each test's longest wait: a worker that never answers fails the test instead of hanging the run. */
+const WITHIN = { timeout: 60_000 };
+
+/** The import's thread, and the worker (from one file on). */
+const WAYS = [Number.POSITIVE_INFINITY, 1];
 
 /** The process's open descriptors, by number. */
 const openDescriptors = () => readdirSync('/proc/self/fd').length;
@@ -70,14 +77,18 @@ test("many files are hashed on the worker into the same bundle as on the import'
   assert.equal(openDescriptors(), before, 'every file closed with the bundle');
 });
 
-test('a mistake in the articles, found while the worker hashes, is reported and every file closed', async () => {
-  const before = openDescriptors();
-  for (let round = 0; round < 3; round++) {
-    const folder = manyFiles({ artikel: [{ artikelID: 7 }, { artikelID: 'acht' }] });
-    await assertRefused(readBundle(folder), 'artikel[1].artikelID');
-    assert.equal(openDescriptors(), before, 'no descriptor left open');
-  }
-});
+test(
+  'a mistake in the articles, found while the worker hashes, is reported and every file closed',
+  WITHIN,
+  async () => {
+    const before = openDescriptors();
+    for (let round = 0; round < 3; round++) {
+      const folder = manyFiles({ artikel: [{ artikelID: 7 }, { artikelID: 'acht' }] });
+      await assertRefused(readBundle(folder), 'artikel[1].artikelID');
+      assert.equal(openDescriptors(), before, 'no descriptor left open');
+    }
+  },
+);
 
 test("a refusal of a file on the worker is the one the import's thread gives, every file closed", async () => {
   const before = openDescriptors();
@@ -92,7 +103,7 @@ test("a refusal of a file on the worker is the one the import's thread gives, ev
     files as Files,
   );
   const messages: string[] = [];
-  for (const digestOnWorkerFrom of [Number.POSITIVE_INFINITY, 1]) {
+  for (const digestOnWorkerFrom of WAYS) {
     await assert.rejects(readBundle(folder, { digestOnWorkerFrom }), (error: Error) => {
       messages.push(error.message);
       return error.name === 'BundleError';
@@ -102,3 +113,109 @@ test("a refusal of a file on the worker is the one the import's thread gives, ev
   assert.equal(messages[1], messages[0]);
   assert.match(messages[0]!, /^bilder\[0\] \(bildID 1\)\.mimetype: "image\/jpeg" contradicts/);
 });
+
+test(
+  'a mistake in bundle.json comes before a file that cannot be opened, both ways, every file closed',
+  WITHIN,
+  async () => {
+    const before = openDescriptors();
+    const folder = manyFiles({ artikel: [{ artikelID: 7 }, { artikelID: 7 }] });
+    const missing = manyFiles();
+    writeFileSync(
+      path.join(missing, 'bundle.json'),
+      JSON.stringify(
+        bundleJson({
+          anhaenge: [
+            { anhangID: 1, file: 'files/f1.bin' },
+            { anhangID: 2, file: 'fehlt.bin' },
+            ...Array.from({ length: 300 }, (_, i) => ({ anhangID: i + 3, file: `files/f${i}.bin` })),
+          ],
+        }),
+      ),
+    );
+    for (const digestOnWorkerFrom of WAYS) {
+      // Both: a duplicate article and a missing file.
+      const both = manyFiles({ artikel: [{ artikelID: 7 }, { artikelID: 7 }] });
+      writeFileSync(
+        path.join(both, 'bundle.json'),
+        JSON.stringify(
+          bundleJson({
+            anhaenge: [
+              { anhangID: 1, file: 'fehlt.bin' },
+              ...Array.from({ length: 300 }, (_, i) => ({ anhangID: i + 2, file: `files/f${i}.bin` })),
+            ],
+            artikel: [{ artikelID: 7 }, { artikelID: 7 }],
+          }),
+        ),
+      );
+      await assertRefused(
+        readBundle(both, { digestOnWorkerFrom }),
+        'artikel[1] (artikelID 7)',
+        /duplicate id/,
+      );
+      await assertRefused(
+        readBundle(folder, { digestOnWorkerFrom }),
+        'artikel[1] (artikelID 7)',
+        /duplicate id/,
+      );
+      // The missing file alone, past files already opened.
+      await assertRefused(
+        readBundle(missing, { digestOnWorkerFrom }),
+        'anhaenge[1] (anhangID 2).file',
+        /does not exist/,
+      );
+      assert.equal(openDescriptors(), before, 'no descriptor left open');
+    }
+  },
+);
+
+test(
+  'what the progress callback throws is what reading the bundle throws, both ways, every file closed',
+  WITHIN,
+  async () => {
+    const before = openDescriptors();
+    const folder = manyFiles();
+    for (const digestOnWorkerFrom of WAYS) {
+      const thrown = new Error('Anzeige kaputt');
+      await assert.rejects(
+        readBundle(folder, {
+          digestOnWorkerFrom,
+          onHashing: () => {
+            throw thrown;
+          },
+        }),
+        (error) => error === thrown,
+      );
+      assert.equal(openDescriptors(), before);
+    }
+  },
+);
+
+test(
+  'past the files held open, the worker opens a file again by the rules: a folder swapped for a link after opening is refused',
+  WITHIN,
+  async () => {
+    const outside = s.dir();
+    writeFileSync(path.join(outside, 'x.bin'), 'fremd');
+    const folder = manyFiles({ bilder: [] });
+    writeFileSync(path.join(folder, 'files', 'x.bin'), 'innen');
+    const json = bundleJson({
+      anhaenge: [
+        ...Array.from({ length: 300 }, (_, i) => ({ anhangID: i + 1, file: `files/f${i}.bin` })),
+        { anhangID: 301, file: 'files/x.bin' },
+      ],
+    });
+    writeFileSync(path.join(folder, 'bundle.json'), JSON.stringify(json));
+    const swap = () => {
+      renameSync(path.join(folder, 'files'), path.join(folder, 'files.orig'));
+      symlinkSync(outside, path.join(folder, 'files'));
+    };
+    const before = openDescriptors();
+    await assertRefused(
+      readBundle(folder, { heldFiles: 0, digestOnWorkerFrom: 1, onOpened: swap }),
+      'anhaenge[0] (anhangID 1).file',
+      /symbolic link "files"/,
+    );
+    assert.equal(openDescriptors(), before);
+  },
+);

@@ -1,13 +1,13 @@
 /**
  * A bundle's files hashed on a worker thread (digest-worker.ts) while the import's thread
  * checks the rest of bundle.json: for the realistic mix, 6,000 files and 264 MB hashed in
- * about the time its 20,000 articles and 30,000 subscriptions take to check (0.5 s each),
- * which the import's thread did one after the other before (docs/performance.md, "The
- * nineteenth round"). The files are opened here, by bundle-file.ts's rules, before the
- * worker starts: a descriptor belongs to the process, but one a worker opened is closed
- * when the worker ends, and these stay open until the files are stored. The worker reads
- * them (or opens again, by the same rules, those not held) and hashes them as this thread
- * would (hash-files.ts).
+ * about the time its 20,000 articles and 30,000 subscriptions take to check (0.5–0.55 s
+ * and 0.5–0.6 s), which the import's thread did one after the other before
+ * (docs/performance.md, "The nineteenth round"). The files are opened by the import's
+ * thread, by bundle-file.ts's rules, before the worker starts: a descriptor belongs to the
+ * process, but one a worker opened is closed when the worker ends, and these stay open
+ * until the files are stored. The worker reads them (or opens again, by the same rules,
+ * those not held) and hashes them as the import's thread would (hash-files.ts).
  */
 import { WorkerCalls } from '../../support/worker-thread.ts';
 import type { SourceDescription } from './bundle-file.ts';
@@ -31,16 +31,13 @@ export interface DigestRequest {
   readonly files: readonly LocatedFile[];
   readonly sources: readonly SourceDescription[];
   readonly users: ReadonlyArray<readonly [string, readonly HeadUser[]]>;
-  /** Set to 1 by the import's thread to stop the worker (Atomics). */
-  readonly stop: SharedArrayBuffer;
 }
 
 export type DigestReply =
   | { readonly id: number; readonly progress: HashProgress }
   | { readonly id: number; readonly sha256s: readonly string[]; readonly warnings: readonly string[] }
   | { readonly id: number; readonly refused: { readonly where: string; readonly detail: string } }
-  | { readonly id: number; readonly stopped: true }
-  | { readonly id: number; readonly failed: string };
+  | { readonly id: number; readonly failed: { readonly message: string; readonly code?: string } };
 
 export interface Digests {
   readonly opened: Map<string, OpenedFile>;
@@ -49,9 +46,12 @@ export interface Digests {
 
 /** The files' digests being made on a worker: `result()` once they are, or `stop()`. */
 export interface DigestsUnderWay {
-  /** The files with their hashes; a refusal as BundleError, as on the import's thread (the files then closed). */
+  /**
+   * The files with their hashes. A refusal is the BundleError the import's thread would
+   * throw, and an error of `onHashing` is thrown as it was; the files are closed then.
+   */
   result(): Promise<Digests>;
-  /** Stops the worker and closes the files. */
+  /** Stops the worker, then closes the files. */
   stop(): Promise<void>;
 }
 
@@ -61,45 +61,60 @@ export function digestOnWorker(
   options: Pick<HashOptions, 'onHashing'>,
   users: ReadonlyMap<string, readonly HeadUser[]>,
 ): DigestsUnderWay {
+  /** What onHashing threw (it runs in this thread's message handler, where nothing would catch it). */
+  let reportFailed: { error: unknown } | undefined;
   const calls = new WorkerCalls<DigestRequest, DigestReply>(
     import.meta.url,
     'digest-worker',
     'the file digest worker',
     (message) => {
       if (!('progress' in message)) return false;
-      options.onHashing?.(message.progress);
+      if (reportFailed) return true;
+      try {
+        options.onHashing?.(message.progress);
+      } catch (error) {
+        reportFailed = { error };
+      }
       return true;
     },
   );
-  const stop = new SharedArrayBuffer(4);
   const reply = calls.call((id) => ({
     id,
     files: opened.files,
     sources: opened.sources.map((source) => source.describe()),
     users: [...users],
-    stop,
   }));
   // Awaited by result() or stop(); a failure must not go unhandled meanwhile.
   reply.catch(() => undefined);
+  // The worker is stopped (terminate: it reads nothing more) before the files are closed,
+  // so that it never reads a descriptor number the process has given to another file.
+  const stop = async () => {
+    await calls.close();
+    await closeFiles(opened);
+  };
   return {
     async result() {
-      let answer: DigestReply | undefined;
+      let answer: DigestReply;
       try {
         answer = await reply;
-      } finally {
-        // Stopped before the files can be closed: it may read them until then.
-        await calls.close();
-        if (answer === undefined || !('sha256s' in answer)) await closeFiles(opened);
+      } catch (error) {
+        await stop();
+        throw error;
       }
-      if ('sha256s' in answer)
+      if (reportFailed) {
+        await stop();
+        throw reportFailed.error;
+      }
+      if ('sha256s' in answer) {
+        await calls.close();
         return { opened: openedByPath(opened, answer.sha256s), warnings: answer.warnings };
+      }
+      await stop();
       if ('refused' in answer) throw new BundleError(answer.refused.where, answer.refused.detail);
-      throw new Error('failed' in answer ? answer.failed : 'the file digest worker stopped');
+      if ('failed' in answer)
+        throw Object.assign(new Error(answer.failed.message), { code: answer.failed.code });
+      throw new Error('the file digest worker answered with progress only');
     },
-    async stop() {
-      Atomics.store(new Int32Array(stop), 0, 1);
-      await calls.close();
-      await closeFiles(opened);
-    },
+    stop,
   };
 }

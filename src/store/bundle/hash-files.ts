@@ -47,15 +47,6 @@ export interface OpenOptions {
 
 export interface HashOptions {
   readonly onHashing?: (progress: HashProgress) => void;
-  /** Asked between chunks: true stops the hashing (Stopped). */
-  readonly stopped?: () => boolean;
-}
-
-/** The hashing was stopped from outside (HashOptions.stopped). */
-export class Stopped extends Error {
-  constructor() {
-    super('stopped');
-  }
 }
 
 /**
@@ -133,7 +124,6 @@ export async function hashFiles(
     // From the same descriptor as the hash, so the format judged is that of the bytes stored.
     const head: Buffer[] = [];
     for await (const chunk of source.chunks(HASH_CHUNK_BYTES, scratch)) {
-      if (options.stopped?.()) throw new Stopped();
       hash.update(chunk);
       if (size < SIGNATURE_BYTES) {
         head.push(Buffer.from(chunk.subarray(0, SIGNATURE_BYTES - size)));

@@ -1,11 +1,11 @@
 /**
  * Reads and validates a bundle folder completely before anything is written: JSON,
  * fields, duplicate ids, and every `file` (inside the folder, a regular file, hashed).
- * Files are opened (bundle-file.ts: no link followed) and hashed once the records naming
- * them are checked: a few here, after everything else; many on a worker thread while this
- * one checks the articles and subscriptions (file-digests.ts), which a mistake found there
- * stops. Either way a mistake in bundle.json is reported before any refusal of a file, and
- * without waiting for gigabytes to be read. References between records are checked
+ * Files are opened (bundle-file.ts: no link followed) and hashed: a few after everything
+ * else is checked; many once the records naming them are, and hashed on a worker thread
+ * while this one checks the articles and subscriptions (file-digests.ts), which a mistake
+ * found there stops. Either way a mistake in bundle.json is reported before any refusal of
+ * a file, and without waiting for gigabytes to be read. References between records are checked
  * later, against the store's final state.
  */
 import { closeSync } from 'node:fs';
@@ -20,7 +20,12 @@ import {
   type BundleRecords,
 } from './bundle.ts';
 import { descriptorChunks, type OpenRules, openInside } from './bundle-file.ts';
-import { DIGEST_WORKER_MIN_FILES, type Digests, digestOnWorker } from './file-digests.ts';
+import {
+  DIGEST_WORKER_MIN_FILES,
+  type Digests,
+  type DigestsUnderWay,
+  digestOnWorker,
+} from './file-digests.ts';
 import {
   closeFiles,
   type HashProgress,
@@ -28,6 +33,7 @@ import {
   hashFiles,
   headJudge,
   type LocatedFile,
+  type OpenedFiles,
   openedByPath,
   openFiles,
 } from './hash-files.ts';
@@ -54,8 +60,14 @@ const HELD_FILES = 256;
 const TOP_LEVEL = ['format', 'mode', ...RECORD_KINDS, 'loeschen'];
 
 export interface ReadOptions {
-  /** Called as the bundle's files are hashed, after each chunk read. */
+  /**
+   * Told how far the hashing of the bundle's files is: after each chunk read when this
+   * thread hashes them; from the digest worker (many files), at most every 20 ms and once
+   * at the end, in this thread's turn once the rest of bundle.json is checked.
+   */
   onHashing?: (progress: HashProgress) => void;
+  /** Called once the files are opened, before any is hashed (tests change the folder then). */
+  onOpened?: () => void;
   /** Accept files with more than one hard link (`scoop import --allow-hardlinks`). */
   allowHardlinks?: boolean;
   /** How many opened files are held open until they are stored (default 256). */
@@ -253,28 +265,40 @@ export async function readBundle(folder: string, options: ReadOptions = {}): Pro
       users.set(record.file.relative, list);
     }
   }
-  const opened = openFiles(root, located, {
-    rules: { allowHardlinks: options.allowHardlinks === true },
-    held: options.heldFiles ?? HELD_FILES,
-  });
+  const open = (): OpenedFiles => {
+    const opened = openFiles(root, located, {
+      rules: { allowHardlinks: options.allowHardlinks === true },
+      held: options.heldFiles ?? HELD_FILES,
+    });
+    options.onOpened?.();
+    return opened;
+  };
   const hashing = options.onHashing ? { onHashing: options.onHashing } : {};
-  // Many files are hashed on a worker while the rest of bundle.json is checked here; a
-  // mistake found meanwhile stops it. Its refusals come after those, as here.
-  const onWorker =
-    located.length >= (options.digestOnWorkerFrom ?? DIGEST_WORKER_MIN_FILES)
-      ? digestOnWorker(opened, hashing, users)
-      : undefined;
+  // Many files are opened first and hashed on a worker while the rest of bundle.json is
+  // checked here: a mistake found meanwhile stops it, and comes before a refusal of a file
+  // (kept until then), as when the files are opened after the check.
+  let digesting: DigestsUnderWay | undefined;
+  let openRefusal: { error: unknown } | undefined;
+  if (located.length >= (options.digestOnWorkerFrom ?? DIGEST_WORKER_MIN_FILES)) {
+    try {
+      digesting = digestOnWorker(open(), hashing, users);
+    } catch (error) {
+      openRefusal = { error };
+    }
+  }
   let checked: ReturnType<typeof checkRest>;
   try {
     checked = checkRest(top, mode, pending);
   } catch (error) {
-    await (onWorker ? onWorker.stop() : closeFiles(opened));
+    await digesting?.stop();
     throw error;
   }
+  if (openRefusal) throw openRefusal.error;
   const { records, deletions } = checked;
   let digests: Digests;
-  if (onWorker) digests = await onWorker.result();
+  if (digesting) digests = await digesting.result();
   else {
+    const opened = open();
     const warnings: string[] = [];
     try {
       digests = {

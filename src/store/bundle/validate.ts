@@ -28,9 +28,10 @@ import { forbiddenAt } from '../../xml/escape.ts';
 export class BundleError extends Error {
   constructor(
     readonly where: string,
-    message: string,
+    /** The message without `where`: what another thread sends to make the same error here. */
+    readonly detail: string,
   ) {
-    super(`${where}: ${message}`);
+    super(`${where}: ${detail}`);
     this.name = 'BundleError';
   }
 }
