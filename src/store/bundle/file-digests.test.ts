@@ -149,6 +149,23 @@ test(
 );
 
 test(
+  'what the hook for opened files throws is what reading the bundle throws, every file closed',
+  WITHIN,
+  async () => {
+    const before = openDescriptors();
+    const folder = manyFiles();
+    for (const digestOnWorkerFrom of WAYS) {
+      const thrown = new Error('Haken kaputt');
+      const onOpened = () => {
+        throw thrown;
+      };
+      await assert.rejects(readBundle(folder, { digestOnWorkerFrom, onOpened }), (error) => error === thrown);
+      assert.equal(openDescriptors(), before);
+    }
+  },
+);
+
+test(
   'what the progress callback throws is what reading the bundle throws, both ways, every file closed',
   WITHIN,
   async () => {

@@ -270,7 +270,12 @@ export async function readBundle(folder: string, options: ReadOptions = {}): Pro
       rules: { allowHardlinks: options.allowHardlinks === true },
       held: options.heldFiles ?? HELD_FILES,
     });
-    options.onOpened?.();
+    try {
+      options.onOpened?.();
+    } catch (error) {
+      void closeFiles(opened);
+      throw error;
+    }
     return opened;
   };
   const hashing = options.onHashing ? { onHashing: options.onHashing } : {};
