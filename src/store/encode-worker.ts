@@ -5,7 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import { STORED_INPUT_BYTES } from './blob-chunks.ts';
 import { BundleFileSource } from './bundle/bundle-file.ts';
-import { BundleError } from './bundle/validate.ts';
+import { sendError } from './bundle/sent-error.ts';
 import { encodeWhole } from './file-chunks.ts';
 import type { EncodeReply, EncodeRequest } from './file-encoder.ts';
 
@@ -33,10 +33,7 @@ async function reply({ id, file }: EncodeRequest): Promise<EncodeReply> {
     );
     return { id, chunks: blob.chunks.map(own) };
   } catch (error) {
-    if (error instanceof BundleError) {
-      return { id, refused: { where: error.where, detail: error.detail } };
-    }
-    return { id, failed: error instanceof Error ? error.message : String(error) };
+    return { id, ...sendError(error) };
   }
 }
 

@@ -8,7 +8,7 @@
 import { WorkerCalls } from '../support/worker-thread.ts';
 import type { BundleFile } from './bundle/bundle.ts';
 import type { SourceDescription } from './bundle/bundle-file.ts';
-import { BundleError } from './bundle/validate.ts';
+import { receivedError, type SentError } from './bundle/sent-error.ts';
 import type { EncodedBlob } from './content-store.ts';
 
 export interface EncodeRequest {
@@ -18,8 +18,7 @@ export interface EncodeRequest {
 
 export type EncodeReply =
   | { readonly id: number; readonly chunks: readonly ArrayBuffer[] }
-  | { readonly id: number; readonly refused: { readonly where: string; readonly detail: string } }
-  | { readonly id: number; readonly failed: string };
+  | ({ readonly id: number } & SentError);
 
 export class FileEncoder {
   private readonly calls = new WorkerCalls<EncodeRequest, EncodeReply>(
@@ -36,8 +35,7 @@ export class FileEncoder {
       file: { name, size, sha256, source: source.describe() },
     }));
     if ('chunks' in reply) return { sha256, size, chunks: reply.chunks.map((chunk) => Buffer.from(chunk)) };
-    if ('refused' in reply) throw new BundleError(reply.refused.where, reply.refused.detail);
-    throw new Error(reply.failed);
+    throw receivedError(reply);
   }
 
   /** Stops the worker; resolves once it no longer reads any file. */

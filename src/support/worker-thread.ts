@@ -1,8 +1,8 @@
 /**
  * Worker threads whose module sits beside the caller's: built, it is an entry of its own in
- * dist/, beside the chunk that starts it (scripts/build-options.mjs); from source, a worker does not get the
- * TypeScript loader of its parent (Node 20), so it registers tsx itself before it imports
- * the worker's module.
+ * dist/, beside the chunk that starts it (scripts/build-options.mjs); from source, a worker
+ * does not get the TypeScript loader of its parent (Node 20), so it registers tsx itself
+ * before it imports the worker's module.
  */
 import { type Transferable, Worker } from 'node:worker_threads';
 
@@ -31,6 +31,7 @@ export class WorkerCalls<Out, In extends { readonly id: number }> {
   private nextId = 0;
   private readonly waiting = new Map<number, Waiting<In>>();
   private failed: Error | undefined;
+  private closing: Promise<void> | undefined;
 
   /**
    * `what`: the worker in a sentence ("the file encoding worker"); `other`: takes a message
@@ -72,8 +73,17 @@ export class WorkerCalls<Out, In extends { readonly id: number }> {
     this.waiting.clear();
   }
 
-  /** Stops the worker; resolves once it has stopped, when the calls still waiting are refused. */
-  async close(): Promise<void> {
+  /**
+   * Stops the worker; resolves once it has stopped, when the calls still waiting are
+   * refused. Every call waits for the same stop: a caller may close the files the worker
+   * reads once it resolves (file-digests.ts), whoever asked first.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.stop();
+    return this.closing;
+  }
+
+  private async stop(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
     // Nothing is sent from now on.

@@ -8,7 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import { BundleFileSource } from './bundle-file.ts';
 import type { DigestReply, DigestRequest } from './file-digests.ts';
 import { hashFiles, headJudge } from './hash-files.ts';
-import { BundleError } from './validate.ts';
+import { sendError } from './sent-error.ts';
 
 const port = parentPort;
 if (!port) throw new Error('digest-worker.ts runs as a worker thread (file-digests.ts)');
@@ -34,9 +34,7 @@ async function digest(request: DigestRequest): Promise<DigestReply> {
     );
     return { id, sha256s, warnings };
   } catch (error) {
-    if (error instanceof BundleError) return { id, refused: { where: error.where, detail: error.detail } };
-    const { message, code } = error as NodeJS.ErrnoException;
-    return { id, failed: { message: message ?? String(error), ...(code ? { code } : {}) } };
+    return { id, ...sendError(error) };
   }
 }
 

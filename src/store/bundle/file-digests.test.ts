@@ -6,13 +6,13 @@
  * run both ways in read-bundle-files.test.ts and media-type.test.ts.)
  */
 import assert from 'node:assert/strict';
-import { readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readlinkSync, renameSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { assertRefused, bundleJson, type Files, pattern, scratch } from '../../../test/support/bundles.ts';
 import type { Bundle } from './bundle.ts';
-import { DIGEST_WORKER_MIN_FILES } from './file-digests.ts';
-import type { HashProgress } from './hash-files.ts';
+import { DIGEST_WORKER_MIN_FILES, digestOnWorker } from './file-digests.ts';
+import { type HashProgress, openFiles } from './hash-files.ts';
 import { closeBundle, type ReadOptions, readBundle } from './read-bundle.ts';
 
 const s = scratch();
@@ -23,8 +23,19 @@ const WITHIN = { timeout: 60_000 };
 /** The import's thread, and the worker (from one file on). */
 const WAYS = [Number.POSITIVE_INFINITY, 1];
 
-/** The process's open descriptors, by number. */
-const openDescriptors = () => readdirSync('/proc/self/fd').length;
+/**
+ * The process's descriptors open on this test's files. (Not all of them: a worker run from
+ * source loads the TypeScript loader's modules, and one stopped halfway may leave a handle
+ * on one of those; the built worker loads none.)
+ */
+const openDescriptors = () =>
+  readdirSync('/proc/self/fd').filter((n) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${n}`).startsWith(s.root);
+    } catch {
+      return false;
+    }
+  }).length;
 
 /** Attachments and images over many files, one of them large (hashed in many chunks), some shared. */
 function manyFiles(extra: Record<string, unknown> = {}): string {
@@ -208,3 +219,37 @@ test(
     assert.equal(openDescriptors(), before);
   },
 );
+
+test('once the worker is being stopped, progress it sent before is not reported', WITHIN, async () => {
+  const folder = s.dir();
+  // 256 MB without writing them (a sparse file): hashed long enough to report many times.
+  writeFileSync(path.join(folder, 'gross.bin'), '');
+  truncateSync(path.join(folder, 'gross.bin'), 256 * 1024 * 1024);
+  const opened = openFiles(folder, [{ name: 'gross.bin', relative: 'gross.bin', where: 'anhaenge[0]' }], {
+    rules: { allowHardlinks: false },
+    held: 1,
+  });
+  let stopping = false;
+  let late = 0;
+  let first: () => void = () => undefined;
+  const reported = new Promise<void>((resolve) => {
+    first = resolve;
+  });
+  const digests = digestOnWorker(
+    opened,
+    {
+      onHashing: () => {
+        if (stopping) late++;
+        first();
+      },
+    },
+    new Map(),
+  );
+  await reported;
+  // This thread busy while the worker goes on reporting: its messages wait in the queue.
+  const until = performance.now() + 100;
+  while (performance.now() < until);
+  stopping = true;
+  await digests.stop();
+  assert.equal(late, 0);
+});

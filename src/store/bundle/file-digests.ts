@@ -21,7 +21,7 @@ import {
   type OpenedFiles,
   openedByPath,
 } from './hash-files.ts';
-import { BundleError } from './validate.ts';
+import { receivedError, type SentError } from './sent-error.ts';
 
 /** From this many files (distinct or not) a bundle's are hashed on the worker. */
 export const DIGEST_WORKER_MIN_FILES = 256;
@@ -36,8 +36,7 @@ export interface DigestRequest {
 export type DigestReply =
   | { readonly id: number; readonly progress: HashProgress }
   | { readonly id: number; readonly sha256s: readonly string[]; readonly warnings: readonly string[] }
-  | { readonly id: number; readonly refused: { readonly where: string; readonly detail: string } }
-  | { readonly id: number; readonly failed: { readonly message: string; readonly code?: string } };
+  | ({ readonly id: number } & SentError);
 
 export interface Digests {
   readonly opened: Map<string, OpenedFile>;
@@ -58,22 +57,26 @@ export interface DigestsUnderWay {
 /** Starts hashing the opened files (in bundle order) on a worker thread; they are the caller's until result() or stop(). */
 export function digestOnWorker(
   opened: OpenedFiles,
-  options: Pick<HashOptions, 'onHashing'>,
+  options: HashOptions,
   users: ReadonlyMap<string, readonly HeadUser[]>,
 ): DigestsUnderWay {
   /** What onHashing threw (it runs in this thread's message handler, where nothing would catch it). */
   let reportFailed: { error: unknown } | undefined;
+  /** Set once the worker is being stopped: progress still queued is not reported. */
+  let stopping = false;
   const calls = new WorkerCalls<DigestRequest, DigestReply>(
     import.meta.url,
     'digest-worker',
     'the file digest worker',
     (message) => {
       if (!('progress' in message)) return false;
-      if (reportFailed) return true;
+      if (reportFailed || stopping) return true;
       try {
         options.onHashing?.(message.progress);
       } catch (error) {
+        // No use hashing on: stopping the worker refuses the call result() waits for.
         reportFailed = { error };
+        void calls.close();
       }
       return true;
     },
@@ -89,6 +92,7 @@ export function digestOnWorker(
   // The worker is stopped (terminate: it reads nothing more) before the files are closed,
   // so that it never reads a descriptor number the process has given to another file.
   const stop = async () => {
+    stopping = true;
     await calls.close();
     await closeFiles(opened);
   };
@@ -99,7 +103,7 @@ export function digestOnWorker(
         answer = await reply;
       } catch (error) {
         await stop();
-        throw error;
+        throw reportFailed?.error ?? error;
       }
       if (reportFailed) {
         await stop();
@@ -110,10 +114,8 @@ export function digestOnWorker(
         return { opened: openedByPath(opened, answer.sha256s), warnings: answer.warnings };
       }
       await stop();
-      if ('refused' in answer) throw new BundleError(answer.refused.where, answer.refused.detail);
-      if ('failed' in answer)
-        throw Object.assign(new Error(answer.failed.message), { code: answer.failed.code });
-      throw new Error('the file digest worker answered with progress only');
+      if ('progress' in answer) throw new Error('the file digest worker answered with progress only');
+      throw receivedError(answer);
     },
     stop,
   };
