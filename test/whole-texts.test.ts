@@ -47,7 +47,11 @@ describe('binaries of one chunk from the base64 cache', () => {
             `the attachments' and the image's texts are kept: ${files.join(', ')}`,
           );
           assert.ok(pair.lookups.includes('miss') && pair.lookups.includes('hit'), pair.lookups.join(' '));
-          assert.equal(pair.lookups.at(-1), 'hit', 'the last answers came from the files');
+          assert.equal(
+            pair.lookups.at(-1),
+            'hit',
+            `the last answers came from the files: ${pair.lookups.join(' ')}; errors: ${pair.errors.join('; ')}`,
+          );
           assert.deepEqual(pair.errors, []);
         },
       );

@@ -4,11 +4,21 @@
  * place, so a file's base64 is stored once, with its blob, and never copied into answers;
  * a request reads the blob (and its one chunk) by id, not the record it belongs to. A
  * reference is `NUL blob-id NUL`: NUL never occurs in XML (XML 1.0 §2.2), so the markup
- * needs no escaping around it.
+ * needs no escaping around it. It is stored in the compact layout (SOAP's) only.
  */
 import type { BinarySource } from '../xml/binary.ts';
+import { indentMarkup } from '../xml/indent.ts';
+import type { Layout } from '../xml/writer.ts';
 
 const NUL = 0;
+
+/**
+ * A stored fragment in `layout`: the indented one (HTTP GET/POST) is made from it, a level
+ * in, under the answer's root element, as XmlWriter lays it out in http()'s envelope.
+ */
+export function inLayout(stored: Buffer, layout: Layout): Buffer {
+  return layout === 'compact' ? stored : indentMarkup(stored, 1);
+}
 
 /** A record's binary as an import renders it: only its size, and which blob it is. */
 export class BinaryReference implements BinarySource {

@@ -13,7 +13,7 @@
  */
 import type { AnswerKey, ContentStore, PagedAnswer } from '../store/content-store.ts';
 import type { AnswerPack, PackMove } from './answer-pack.ts';
-import { splitFragment } from './fragment.ts';
+import { inLayout, splitFragment } from './fragment.ts';
 import { binariesOf, type TextsAtHand, textsByBlob } from './prepared-answer.ts';
 import { ANSWERS_FORMAT } from './prepared-operations.ts';
 
@@ -193,41 +193,29 @@ export class PackFiller {
           answer.operation,
           answer.key,
           layout,
-          { ...answer, fragment: answer[layout] },
+          { ...answer, fragment: inLayout(answer.compact, layout) },
           texts,
         );
     }
   }
 
   /**
-   * The answers to these keys, both layouts, as the store has them at `version` (an answer
-   * removed has none); undefined once the store has another version.
+   * The answers to these keys as the store has them at `version` (an answer removed has
+   * none); undefined once the store has another version.
    */
   private answersOf(version: number, keys: readonly AnswerKey[]): Promise<PagedAnswer[] | undefined> {
     return this.options.store.read(async (snapshot) => {
       // Asked for at once: PostgreSQL's lookups of one turn go out as one statement (answer-batch.ts).
       const read = await Promise.all(
-        keys.flatMap(({ operation, key }) =>
-          (['compact', 'indented'] as const).map((layout) =>
-            snapshot.answer(operation, key, layout, ANSWERS_FORMAT, false),
-          ),
-        ),
+        keys.map(({ operation, key }) => snapshot.answer(operation, key, ANSWERS_FORMAT, false)),
       );
       if (read.some((answer) => answer !== undefined && answer.version !== version)) return undefined;
       const answers: PagedAnswer[] = [];
       for (const [i, { operation, key }] of keys.entries()) {
-        const compact = read[2 * i];
-        const indented = read[2 * i + 1];
-        if (!compact || !indented) continue;
-        const { visibleFrom, visibleUntil } = compact;
-        answers.push({
-          operation,
-          key,
-          compact: compact.fragment,
-          indented: indented.fragment,
-          visibleFrom,
-          visibleUntil,
-        });
+        const answer = read[i];
+        if (!answer) continue;
+        const { fragment: compact, visibleFrom, visibleUntil } = answer;
+        answers.push({ operation, key, compact, visibleFrom, visibleUntil });
       }
       return answers;
     });

@@ -303,8 +303,7 @@ function behaviour(db: TestDatabase, rendering: AnswerPreparerOptions): void {
         const { json, files } = generation(1);
         await importFolder(store, s.bundle(json, files));
         const operation = operationNamed('getBereich');
-        const ask = (format: string) =>
-          store.read((snapshot) => snapshot.answer('getBereich', '1', 'compact', format));
+        const ask = (format: string) => store.read((snapshot) => snapshot.answer('getBereich', '1', format));
         assert.ok(await ask(ANSWERS_FORMAT));
         assert.equal(await ask(`${ANSWERS_FORMAT}-other`), undefined);
         // Another build's import (no preparer) changes the area: the stale answer must go.

@@ -9,7 +9,7 @@ import { encodeBase64 } from '../xml/base64.ts';
 import type { BinarySource } from '../xml/binary.ts';
 import type { BodyPart, Layout } from '../xml/writer.ts';
 import type { AnswerPack } from './answer-pack.ts';
-import { splitFragment } from './fragment.ts';
+import { inLayout, splitFragment } from './fragment.ts';
 import { ANSWERS_FORMAT, preparedOperation } from './prepared-operations.ts';
 
 /**
@@ -67,12 +67,13 @@ export async function preparedInside(
     if (inside) return inside;
   }
   const read = await store.read(async (snapshot) => {
-    const answer = await snapshot.answer(prepared.name, key, layout, ANSWERS_FORMAT, texts === undefined);
-    if (!answer) return undefined;
-    const { visibleFrom, visibleUntil } = answer;
+    const stored = await snapshot.answer(prepared.name, key, ANSWERS_FORMAT, texts === undefined);
+    if (!stored) return undefined;
+    const { visibleFrom, visibleUntil } = stored;
     // bundle-format.md: outside sichtbarVon/sichtbarBis an article counts as not published.
     if ((visibleFrom !== null && now < visibleFrom) || (visibleUntil !== null && now > visibleUntil))
       return undefined;
+    const answer = { ...stored, fragment: inLayout(stored.fragment, layout) };
     const { markup, blobIds } = splitFragment(answer.fragment);
     const binaries = blobIds.length === 0 ? [] : await binariesOf(snapshot, blobIds, texts, allocate);
     if (!binaries) return undefined;

@@ -74,7 +74,7 @@ export function preparedOperation(name: string): PreparedOperation | undefined {
  * which the contract's shape below cannot see: a store's answers of another format are
  * never sent, and the next import prepares them all again.
  */
-const RENDERING = 2;
+const RENDERING = 3;
 
 /** The format of the answers this build prepares: the rendering and the contract's result types. */
 export const ANSWERS_FORMAT = `${RENDERING}-${createHash('sha256')

@@ -1,7 +1,8 @@
 /**
  * Renders prepared answers from records it is told of, by the operation's own handler and
- * the writer compiled from the contract, in both layouts, so a prepared answer is byte for
- * byte what the handler would have made of the same content. It sees no store: the records
+ * the writer compiled from the contract, in the compact layout, so a prepared answer is byte
+ * for byte what the handler would have made of the same content (and its indented layout,
+ * made from it: xml/indent.ts). It sees no store: the records
  * an import wrote are handed to it as written (`know`), and any other it needs is asked of
  * its host (`RecordSource`). The same code runs on the import's thread or on a thread of
  * its own (render-thread.ts), where the records arrive as messages.
@@ -229,7 +230,7 @@ export class RenderSession {
   }
 
   /**
-   * The answers for these keys, each layout a view of slabs of the batch's own (whose
+   * The answers for these keys, each a view of slabs of the batch's own (whose
    * ArrayBuffers may be handed on, then back: `recycle`); a key without an answer is `gone`.
    */
   async render(name: OperationName, keys: readonly string[]): Promise<RenderedBatch> {
@@ -300,11 +301,10 @@ export class RenderSession {
       if (error instanceof ScoopError) return undefined;
       throw error;
     }
-    const both = writer.innerBoth(result);
-    const compact = arena.write(both.compact);
+    // The compact layout only: the indented one is made from it when read (xml/indent.ts).
+    const compact = arena.write(writer.innerCompact(result));
     return {
       compact,
-      indented: arena.write(both.indented),
       visibleFrom,
       visibleUntil,
       // Each once: a blob shown twice is read once.

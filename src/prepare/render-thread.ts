@@ -85,9 +85,7 @@ export function fromColumns({ ids, text, ends, blobIds, sizes }: RowColumns): Kn
 /** The ArrayBuffers under a batch's answers, each once: handed to the other thread with it. */
 export function slabsOf(answers: readonly PreparedAnswerRow[]): ArrayBuffer[] {
   const slabs = new Set<ArrayBuffer>();
-  for (const { answer } of answers) {
-    for (const view of [answer.compact, answer.indented]) slabs.add(view.buffer as ArrayBuffer);
-  }
+  for (const { answer } of answers) slabs.add(answer.compact.buffer as ArrayBuffer);
   return [...slabs];
 }
 
@@ -99,7 +97,7 @@ function asBuffers(batch: RenderedBatch): RenderedBatch {
     answers: batch.answers.map(({ operation, key, answer }) => ({
       operation,
       key,
-      answer: { ...answer, compact: buffer(answer.compact), indented: buffer(answer.indented) },
+      answer: { ...answer, compact: buffer(answer.compact) },
     })),
   };
 }

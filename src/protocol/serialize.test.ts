@@ -13,6 +13,7 @@ import type {
   Newsletter,
 } from '../contract/types.ts';
 import type { Binary, BinarySource } from '../xml/binary.ts';
+import { indentMarkup } from '../xml/indent.ts';
 import { childElements, parseXml, type XmlElement } from '../xml/reader.ts';
 import { type BodyPart, bodyLength } from '../xml/writer.ts';
 import { envelopeStart, SOAP11_ENVELOPE_NS, SOAP12_ENVELOPE_NS, type SoapVersion } from './namespaces.ts';
@@ -348,17 +349,17 @@ describe('compileOperationWriter: every operation', () => {
       assert.equal(root.children[0]!.local, resultField);
     });
 
-    test(`${operation.name}: both layouts made together, in their envelopes, are the SOAP and HTTP answers`, async () => {
+    test(`${operation.name}: the compact inside, and indented, in their envelopes, are the SOAP and HTTP answers`, async () => {
       const writer = compileOperationWriter(operation, NS);
-      const both = writer.innerBoth(sample.result);
+      const compact = Buffer.from(writer.innerCompact(sample.result));
       for (const version of ['1.1', '1.2'] as const)
         assert.equal(
-          await rendered(writer.wrapSoap(version, [Buffer.from(both.compact)])),
+          await rendered(writer.wrapSoap(version, [compact])),
           await rendered(writer.soap(version, sample.result)),
           version,
         );
       assert.equal(
-        await rendered(writer.wrapHttp([Buffer.from(both.indented)])),
+        await rendered(writer.wrapHttp([indentMarkup(compact, 1)])),
         await rendered(writer.http(sample.result)),
       );
     });

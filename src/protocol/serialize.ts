@@ -6,7 +6,7 @@ import type { Arguments, Operation, Result } from '../contract/operations.ts';
 import type { ArrayType, ComplexType, Field, ValueType } from '../contract/schema.ts';
 import type { Binary } from '../xml/binary.ts';
 import { escapeAttribute } from '../xml/escape.ts';
-import { type BodyPart, type Layout, type MarkupWriter, PairWriter, XmlWriter } from '../xml/writer.ts';
+import { type BodyPart, type MarkupWriter, XmlWriter } from '../xml/writer.ts';
 import { compileJsonWriter } from './json/serialize.ts';
 import {
   ENVELOPE_END,
@@ -108,16 +108,16 @@ export interface OperationWriter {
   soap(version: SoapVersion, result: Result): BodyPart[];
   http(result: Result): BodyPart[];
   /**
-   * The inside of the answer's result element in both layouts, made together, each as one
-   * string: what soap() (compact) and http() (indented) write between their envelopes,
-   * which an import prepares ahead (src/prepare/). A binary of `result` must be a reference
-   * with a placeholder (prepare/fragment.ts), which the string holds, or bytes small enough
-   * to be written inline.
+   * The inside of the answer's result element in the compact layout, as one string: what
+   * soap() writes between its envelope's tags, and, indented (xml/indent.ts), what http()
+   * writes between its own; an import prepares it ahead (src/prepare/). A binary of
+   * `result` must be a reference with a placeholder (prepare/fragment.ts), which the string
+   * holds, or bytes small enough to be written inline.
    */
-  innerBoth(result: Result): Record<Layout, string>;
-  /** A compact inside (innerBoth()'s, encoded, its references filled in), in the envelope soap() writes. */
+  innerCompact(result: Result): string;
+  /** A compact inside (innerCompact()'s, encoded, its references filled in), in the envelope soap() writes. */
   wrapSoap(version: SoapVersion, inner: readonly BodyPart[]): BodyPart[];
-  /** An indented inside (innerBoth()'s, encoded, its references filled in), in the envelope http() writes. */
+  /** An indented inside (innerCompact()'s indented, its references filled in), in the envelope http() writes. */
   wrapHttp(inner: readonly BodyPart[]): BodyPart[];
   /** The JSON API's answer (json/serialize.ts); `args` fill the resize query of a content URL. */
   json(result: Result, args: Arguments): BodyPart[];
@@ -160,10 +160,10 @@ export function compileOperationWriter(
       return w.finish();
     },
     json: (result, args) => [Buffer.from(json(result, args), 'utf8')],
-    innerBoth(result) {
-      const w = new PairWriter();
+    innerCompact(result) {
+      const w = new XmlWriter(false);
       fields(w, 0, result);
-      return w.finish();
+      return w.finishText();
     },
     wrapSoap: (version, inner) => [soapHeads[version], ...inner, soapTail],
     wrapHttp: (inner) => [httpHead, ...inner, httpTail],

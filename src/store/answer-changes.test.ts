@@ -90,10 +90,7 @@ async function answersOf(store: ContentStore): Promise<Map<string, string>> {
   for (;;) {
     const page = await store.answerPage(ANSWERS_FORMAT, after, 50);
     for (const a of page.answers)
-      all.set(
-        `${a.operation} ${a.key}`,
-        `${a.compact.toString('hex')} ${a.indented.toString('hex')} ${a.visibleFrom} ${a.visibleUntil}`,
-      );
+      all.set(`${a.operation} ${a.key}`, `${a.compact.toString('hex')} ${a.visibleFrom} ${a.visibleUntil}`);
     if (page.answers.length < 50) return all;
     after = page.answers.at(-1);
   }

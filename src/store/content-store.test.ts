@@ -110,7 +110,7 @@ function storeBehaviour(db: TestDatabase): void {
           assert.ok(gen, `no generation in ${doc}`);
           seen.add(gen);
         };
-        const answer = await snapshot.answer('getArtikelDetails', '1', 'compact', ANSWERS_FORMAT);
+        const answer = await snapshot.answer('getArtikelDetails', '1', ANSWERS_FORMAT);
         assert.ok(answer, 'the article has a prepared answer');
         for (const [, gen] of answer.fragment.toString().matchAll(/gen (\d+)/g)) seen.add(gen!);
         const artikel = await snapshot.get('artikel', '1');

@@ -7,7 +7,6 @@
 import type { TokenStore } from '../auth/tokens.ts';
 import type { ArtikelReference, RecordKind, StoredDocument } from '../contract/documents.ts';
 import type { BinarySource } from '../xml/binary.ts';
-import type { Layout } from '../xml/writer.ts';
 import type { AnswerChanges, ChangesSince, VersionMark } from './answer-changes.ts';
 import type { BlobEncoding } from './blob-chunks.ts';
 
@@ -67,18 +66,15 @@ export interface StoredBlob {
   readonly source: BinarySource;
 }
 
-/** How a prepared answer's fragment is laid out (SOAP's compact form, or HTTP GET/POST's indented one). */
-export type AnswerLayout = Layout;
-
 export interface AnswerKey {
   readonly operation: string;
   readonly key: string;
 }
 
-/** A prepared answer in both layouts, as answerPage reads them. */
+/** A prepared answer as answerPage reads it. */
 export interface PagedAnswer extends AnswerKey {
+  /** The compact layout, as stored (the indented one is made from it: xml/indent.ts). */
   readonly compact: Buffer;
-  readonly indented: Buffer;
   readonly visibleFrom: number | null;
   readonly visibleUntil: number | null;
 }
@@ -90,7 +86,10 @@ export interface AnswerPage {
 
 /**
  * A prepared answer (src/prepare/): the inside of one operation's answer for one key, in
- * one layout, rendered by the import; binaries stand in it as references to their records.
+ * the compact layout, rendered by the import; binaries stand in it as references to their
+ * records. The indented layout of HTTP GET/POST is made from it as it is read (xml/indent.ts):
+ * an import that stored both wrote and rendered a fifth more (docs/performance.md, "The
+ * twentieth round").
  */
 export interface StoredAnswer {
   readonly fragment: Buffer;
@@ -101,13 +100,12 @@ export interface StoredAnswer {
   readonly version?: number;
 }
 
-/** A prepared answer as an import writes it: both layouts, and the renderer's format. */
+/** A prepared answer as an import writes it (its compact layout, StoredAnswer). */
 export interface PreparedAnswer {
   readonly compact: Buffer;
-  readonly indented: Buffer;
   readonly visibleFrom: number | null;
   readonly visibleUntil: number | null;
-  /** The blobs both fragments refer to, in order: a store may read them with the fragment. */
+  /** The blobs the fragment refers to, in order: a store may read them with the fragment. */
   readonly blobIds: readonly number[];
 }
 
@@ -137,7 +135,6 @@ export interface Snapshot {
   answer(
     operation: string,
     key: string,
-    layout: AnswerLayout,
     format: string,
     readChunks?: boolean,
   ): Promise<StoredAnswer | undefined>;

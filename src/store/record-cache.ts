@@ -146,8 +146,8 @@ export class RecordCache {
       if (entry === Miss) throw MISS;
       return entry as StoredBlob | undefined;
     },
-    answer: async (operation, key, layout, format) => {
-      const entry = this.hit(`answer\u0000${operation}\u0000${layout}\u0000${format}\u0000${key}`);
+    answer: async (operation, key, format) => {
+      const entry = this.hit(`answer\u0000${operation}\u0000${format}\u0000${key}`);
       if (entry === Miss) throw MISS;
       return entry as StoredAnswer | undefined;
     },
@@ -176,9 +176,9 @@ export class RecordCache {
         pending.push([readKey(`blob\u0000${blobId}`, readChunk), blob]);
         return blob;
       },
-      answer: async (operation, key, layout, format, readChunks) => {
-        const answer = await snapshot.answer(operation, key, layout, format, readChunks);
-        pending.push([`answer\u0000${operation}\u0000${layout}\u0000${format}\u0000${key}`, answer]);
+      answer: async (operation, key, format, readChunks) => {
+        const answer = await snapshot.answer(operation, key, format, readChunks);
+        pending.push([`answer\u0000${operation}\u0000${format}\u0000${key}`, answer]);
         return answer;
       },
     };

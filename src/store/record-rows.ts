@@ -82,7 +82,6 @@ export interface PagedAnswerRow {
   readonly operation: string | null;
   readonly key: string | null;
   readonly compact: Buffer | null;
-  readonly indented: Buffer | null;
   readonly visible_from: number | string | null;
   readonly visible_until: number | string | null;
 }
@@ -91,14 +90,13 @@ export function answerPage(rows: readonly PagedAnswerRow[]): AnswerPage {
   return {
     version: Number(rows[0]!.content_version),
     answers: rows.flatMap((row) =>
-      row.operation === null || row.key === null || row.compact === null || row.indented === null
+      row.operation === null || row.key === null || row.compact === null
         ? []
         : [
             {
               operation: row.operation,
               key: row.key,
               compact: row.compact,
-              indented: row.indented,
               visibleFrom: instant(row.visible_from),
               visibleUntil: instant(row.visible_until),
             },

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { BinaryReference } from '../prepare/fragment.ts';
 import { indentMarkup } from './indent.ts';
 import { XmlWriter } from './writer.ts';
 
@@ -33,7 +34,7 @@ function write(w: XmlWriter, depth: number, e: Element): void {
   if ('text' in e) w.leaf(e.name, depth, e.text);
   else if ('plain' in e) w.plainLeaf(e.name, depth, e.plain);
   else if ('nil' in e) w.nil(e.name, depth);
-  else if ('reference' in e) w.binary(e.name, depth, { size: 1, placeholder: `\u0000${e.reference}\u0000` });
+  else if ('reference' in e) w.binary(e.name, depth, new BinaryReference(e.reference, 1));
   else {
     // No children: `<a></a>` compact, its end tag on a line of its own indented.
     w.open(e.name, depth);

@@ -26,12 +26,13 @@ function recorded() {
   return { batch, statements };
 }
 
-const compact: BatchShape = { layout: 'compact', chunks: true };
+const withChunks: BatchShape = { chunks: true };
+const references: BatchShape = { chunks: false };
 
 test('the lookups of one turn are one statement, each answered with its own rows', async () => {
   const { batch, statements } = recorded();
   const answers = await Promise.all(
-    ['a', 'b', 'missing', 'c'].map((key) => batch.lookup(compact, 'op', key, 'f')),
+    ['a', 'b', 'missing', 'c'].map((key) => batch.lookup(withChunks, 'op', key, 'f')),
   );
   assert.equal(statements.length, 1);
   assert.deepEqual(statements[0]!.keys, ['a', 'b', 'missing', 'c']);
@@ -41,7 +42,7 @@ test('the lookups of one turn are one statement, each answered with its own rows
     [['a0', 'a1'], ['b0', 'b1'], [], ['c0', 'c1']],
   );
   // A later turn makes a statement of its own.
-  await batch.lookup(compact, 'op', 'd', 'f');
+  await batch.lookup(withChunks, 'op', 'd', 'f');
   assert.equal(statements.length, 2);
 });
 
@@ -49,22 +50,20 @@ test('lookups of different shapes go in statements of their own; more than MAX_B
   const { batch, statements } = recorded();
   const keys = Array.from({ length: MAX_BATCH + 3 }, (_, i) => `k${i}`);
   const answers = await Promise.all([
-    ...keys.map((key) => batch.lookup(compact, 'op', key, 'f')),
-    batch.lookup({ layout: 'indented', chunks: true }, 'op', 'x', 'f'),
-    batch.lookup({ layout: 'compact', chunks: false }, 'op', 'y', 'f'),
+    ...keys.map((key) => batch.lookup(withChunks, 'op', key, 'f')),
+    batch.lookup(references, 'op', 'y', 'f'),
   ]);
   assert.deepEqual(
-    statements.map((s) => [s.shape.layout, s.shape.chunks, s.keys.length]),
+    statements.map((s) => [s.shape.chunks, s.keys.length]),
     [
-      ['compact', true, MAX_BATCH],
-      ['compact', true, 3],
-      ['indented', true, 1],
-      ['compact', false, 1],
+      [true, MAX_BATCH],
+      [true, 3],
+      [false, 1],
     ],
   );
   assert.deepEqual(
     answers.map((rows) => rows[0]!.key),
-    [...keys, 'x', 'y'],
+    [...keys, 'y'],
   );
 });
 
@@ -72,12 +71,12 @@ test("a statement that fails fails each of its lookups, and not the other statem
   let calls = 0;
   const batch = new AnswerBatch<Row>(async (shape, _operations, keys) => {
     calls++;
-    if (shape.layout === 'indented') throw new Error('connection lost');
+    if (!shape.chunks) throw new Error('connection lost');
     return keys.map((key, i) => ({ n: i + 1, key, part: 0 }) as unknown as Row);
   });
-  const failing = [batch.lookup({ layout: 'indented', chunks: true }, 'op', 'a', 'f')];
-  failing.push(batch.lookup({ layout: 'indented', chunks: true }, 'op', 'b', 'f'));
-  const fine = batch.lookup(compact, 'op', 'c', 'f');
+  const failing = [batch.lookup(references, 'op', 'a', 'f')];
+  failing.push(batch.lookup(references, 'op', 'b', 'f'));
+  const fine = batch.lookup(withChunks, 'op', 'c', 'f');
   for (const lookup of failing) await assert.rejects(lookup, /connection lost/);
   assert.equal((await fine)[0]!.key, 'c');
   assert.equal(calls, 2);

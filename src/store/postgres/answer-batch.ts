@@ -10,7 +10,6 @@
  * row, so each lookup is still vouched for as one version's (read-versions.ts).
  */
 import { batches } from '../../support/batches.ts';
-import type { AnswerLayout } from '../content-store.ts';
 
 /** Lookups in one statement, at most: more wait for the next. */
 export const MAX_BATCH = 64;
@@ -30,7 +29,6 @@ export type RunBatch<Row extends NumberedRow> = (
 ) => Promise<readonly Row[]>;
 
 export interface BatchShape {
-  readonly layout: AnswerLayout;
   /** Whether the blobs' one chunks are read along (Snapshot.answer's `readChunks`). */
   readonly chunks: boolean;
 }
@@ -44,7 +42,7 @@ interface Pending<Row> {
 }
 
 export class AnswerBatch<Row extends NumberedRow> {
-  /** By shape: `compact`/`indented`, with or without chunks. */
+  /** By shape: with or without chunks. */
   private readonly queued = new Map<string, { shape: BatchShape; lookups: Pending<Row>[] }>();
   private scheduled = false;
 
@@ -53,7 +51,7 @@ export class AnswerBatch<Row extends NumberedRow> {
   /** The rows of one prepared answer's lookup, in the statement's order. */
   lookup(shape: BatchShape, operation: string, key: string, format: string): Promise<Row[]> {
     return new Promise((resolve, reject) => {
-      const name = `${shape.layout}${shape.chunks ? '' : ' references'}`;
+      const name = shape.chunks ? 'chunks' : 'references';
       let group = this.queued.get(name);
       if (group === undefined) {
         group = { shape, lookups: [] };

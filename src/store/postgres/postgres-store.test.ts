@@ -390,8 +390,8 @@ describe('prepared answers', () => {
     const { result, sent } = await statements(() =>
       store.read(async (snapshot) => {
         const [bad, good] = await Promise.all([
-          snapshot.answer('getBereich', '1\u0000', 'compact', ANSWERS_FORMAT),
-          snapshot.answer('getBereich', '1', 'compact', ANSWERS_FORMAT),
+          snapshot.answer('getBereich', '1\u0000', ANSWERS_FORMAT),
+          snapshot.answer('getBereich', '1', ANSWERS_FORMAT),
         ]);
         return {
           bad,

@@ -125,9 +125,9 @@ interface AnswerWithBlobsRow extends Omit<AnswerRow, 'fragment'>, BlobRow, Numbe
  * each lists, in one statement: per lookup (`n`), a row per blob in the fragment's order,
  * the fragment in the first only, or one row with nulls when there is no such answer.
  */
-const answersWithBlobs = ({ layout, chunks }: BatchShape) => `
+const answersWithBlobs = ({ chunks }: BatchShape) => `
   SELECT q.n, m.value AS content_version,
-    CASE WHEN u.ord IS NULL OR u.ord = 1 THEN encode(a.${layout}, 'base64') END AS fragment,
+    CASE WHEN u.ord IS NULL OR u.ord = 1 THEN encode(a.compact, 'base64') END AS fragment,
     a.visible_from, a.visible_until, u.blob_id AS listed_blob,
     ${chunks ? BLOB_COLUMNS : `${BLOB_REFERENCE_COLUMNS}, NULL AS text, NULL AS data`}
   FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS q (operation, key, format, n)
@@ -186,7 +186,7 @@ const NUL = '\u0000';
 const TOKENS_VERSION = "SELECT value FROM meta WHERE key = 'tokens_version'";
 /** answerPage's statement: its answers in base64, as the answer lookups read them (cheaper than bytea's hex). */
 const ANSWER_PAGE = `SELECT m.value AS content_version, a.operation, a.key, encode(a.compact, 'base64') AS compact,
-  encode(a.indented, 'base64') AS indented, a.visible_from, a.visible_until
+  a.visible_from, a.visible_until
   FROM meta m LEFT JOIN (SELECT * FROM answers WHERE format = $1 AND (operation, key) > ($2, $3)
     ORDER BY operation, key LIMIT $4) a ON true
   WHERE m.key = 'content_version' ORDER BY a.operation, a.key`;
@@ -201,7 +201,7 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
   protected readonly tokens: StoreTokens;
   /** The prepared-answer lookups of one turn, in one statement. */
   private readonly answers = new AnswerBatch<AnswerWithBlobsRow>(async (shape, operations, keys, formats) => {
-    const name = `scoop_answers_${shape.layout}${shape.chunks ? '' : '_references'}`;
+    const name = `scoop_answers${shape.chunks ? '' : '_references'}`;
     const text = answersWithBlobs(shape);
     return (await this.pool.query<AnswerWithBlobsRow>({ name, text }, [operations, keys, formats])).rows;
   });
@@ -337,10 +337,10 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
         );
         return blobOf(row as BlobRow, readChunk);
       },
-      answer: async (operation, key, layout, format, readChunks = true) => {
+      answer: async (operation, key, format, readChunks = true) => {
         // In a batch, a key PostgreSQL refuses would fail the statement of every lookup in it.
         if (key.includes(NUL)) return undefined;
-        const found = await this.answers.lookup({ layout, chunks: readChunks }, operation, key, format);
+        const found = await this.answers.lookup({ chunks: readChunks }, operation, key, format);
         versions.saw(Number(found[0]!.content_version));
         const [first] = found;
         if (!first || first.fragment === null) return undefined;
@@ -391,19 +391,14 @@ export class PostgresStore extends TokenCommandsOf implements ContentStore {
   }
 
   async answerPage(format: string, after: AnswerKey | undefined, limit: number): Promise<AnswerPage> {
-    const { rows } = await this.pool.query<
-      Omit<PagedAnswerRow, 'compact' | 'indented'> & { compact: string | null; indented: string | null }
-    >({ name: 'scoop_answer_page', text: ANSWER_PAGE }, [
-      format,
-      after?.operation ?? '',
-      after?.key ?? '',
-      limit,
-    ]);
+    const { rows } = await this.pool.query<Omit<PagedAnswerRow, 'compact'> & { compact: string | null }>(
+      { name: 'scoop_answer_page', text: ANSWER_PAGE },
+      [format, after?.operation ?? '', after?.key ?? '', limit],
+    );
     return answerPage(
       rows.map((row) => ({
         ...row,
         compact: row.compact === null ? null : Buffer.from(row.compact, 'base64'),
-        indented: row.indented === null ? null : Buffer.from(row.indented, 'base64'),
       })),
     );
   }

@@ -74,7 +74,7 @@ export class SqliteImportTransaction implements ImportTransaction {
       setAnswersFormat: db.prepare("UPDATE meta SET value = ? WHERE key = 'answers_format'"),
       clearAnswers: db.prepare('DELETE FROM answers'),
       putAnswer: db.prepare(
-        'INSERT INTO answers (operation, key, format, compact, indented, visible_from, visible_until) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (operation, key) DO UPDATE SET format = excluded.format, compact = excluded.compact, indented = excluded.indented, visible_from = excluded.visible_from, visible_until = excluded.visible_until',
+        'INSERT INTO answers (operation, key, format, compact, visible_from, visible_until) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (operation, key) DO UPDATE SET format = excluded.format, compact = excluded.compact, visible_from = excluded.visible_from, visible_until = excluded.visible_until',
       ),
       deleteAnswer: db.prepare('DELETE FROM answers WHERE operation = ? AND key = ?'),
     };
@@ -178,8 +178,8 @@ export class SqliteImportTransaction implements ImportTransaction {
 
   async putAnswers(format: string, answers: readonly PreparedAnswerRow[]): Promise<void> {
     for (const { operation, key, answer } of answers) {
-      const { compact, indented, visibleFrom, visibleUntil } = answer;
-      this.s.putAnswer.run(operation, key, format, compact, indented, visibleFrom, visibleUntil);
+      const { compact, visibleFrom, visibleUntil } = answer;
+      this.s.putAnswer.run(operation, key, format, compact, visibleFrom, visibleUntil);
     }
   }
 

@@ -189,14 +189,11 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
         'SELECT data FROM blob_chunks WHERE blob_id = ? AND seq = ?',
       ),
       version: db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'content_version'"),
-      compact: db.prepare<[string, string, string], Versioned<Nullable<AnswerRow>>>(
+      answer: db.prepare<[string, string, string], Versioned<Nullable<AnswerRow>>>(
         `SELECT ${VERSION_COLUMN}, a.compact AS fragment, a.visible_from, a.visible_until FROM meta m LEFT JOIN answers a ON a.operation = ? AND a.key = ? AND a.format = ? ${OF_VERSION}`,
       ),
-      indented: db.prepare<[string, string, string], Versioned<Nullable<AnswerRow>>>(
-        `SELECT ${VERSION_COLUMN}, a.indented AS fragment, a.visible_from, a.visible_until FROM meta m LEFT JOIN answers a ON a.operation = ? AND a.key = ? AND a.format = ? ${OF_VERSION}`,
-      ),
       answerPage: db.prepare<[string, string, string, number], PagedAnswerRow>(
-        `SELECT ${VERSION_COLUMN}, a.operation, a.key, a.compact, a.indented, a.visible_from, a.visible_until FROM meta m LEFT JOIN (SELECT * FROM answers WHERE format = ? AND (operation, key) > (?, ?) ORDER BY operation, key LIMIT ?) a ON 1 ${OF_VERSION} ORDER BY a.operation, a.key`,
+        `SELECT ${VERSION_COLUMN}, a.operation, a.key, a.compact, a.visible_from, a.visible_until FROM meta m LEFT JOIN (SELECT * FROM answers WHERE format = ? AND (operation, key) > (?, ?) ORDER BY operation, key LIMIT ?) a ON 1 ${OF_VERSION} ORDER BY a.operation, a.key`,
       ),
       changes: db.prepare<[number], ChangeRow>(
         'SELECT version, token, changes FROM content_changes WHERE version >= ? ORDER BY version',
@@ -277,9 +274,9 @@ export class SqliteStore extends TokenCommandsOf implements ContentStore {
           if (!reference || (reference.chunkCount === 1 && !row.data)) return undefined;
           return storedBlob(reference, this.readChunk, row.data ?? undefined);
         }),
-      answer: async (operation, key, layout, format) =>
+      answer: async (operation, key, format) =>
         this.statement(() => {
-          const row = vouched(statements[layout].get(operation, key, format)!);
+          const row = vouched(statements.answer.get(operation, key, format)!);
           return row.fragment === null ? undefined : storedAnswer({ ...row, fragment: row.fragment });
         }),
     };
