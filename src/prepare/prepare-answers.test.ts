@@ -326,7 +326,12 @@ function behaviour(db: TestDatabase, rendering: AnswerPreparerOptions): void {
   );
 }
 
-/** On the import's own thread (as small bundles are), and on a thread of its own (as large ones are). */
+/**
+ * On the import's own thread (as small bundles are), and on a thread of its own (as large
+ * ones are), one batch ahead: then the batches still queued once the records are written
+ * are rendered by the import's thread, from the last (Preparing.finish), so both renderers
+ * make answers of the same import.
+ */
 const RENDERING: ReadonlyArray<{ where: string; options: AnswerPreparerOptions }> = [
   { where: "rendering on the import's thread", options: { threadFromRecords: Number.POSITIVE_INFINITY } },
   { where: 'rendering on a thread of its own', options: { threadFromRecords: 0, threadAhead: 1 } },

@@ -75,11 +75,18 @@ class Preparing implements PreparingAnswers {
   /** Every answer written or removed, for the store's record of the import's changes. */
   private readonly touched: AnswerKey[] = [];
 
+  /**
+   * `helper`: a renderer on the import's thread, when `renderer` is a thread of its own:
+   * once every record is written, this thread has nothing left to do but write answers, so
+   * it renders the batches not yet sent, from the last, while the thread renders from the
+   * first (finish).
+   */
   constructor(
     private readonly tx: ImportTransaction,
     private readonly all: boolean,
     private readonly renderer: Renderer,
     private readonly ahead: number,
+    private readonly helper?: () => Renderer,
   ) {}
 
   wrote(kind: RecordKind, rows: readonly WrittenRecord[]): void {
@@ -113,6 +120,23 @@ class Preparing implements PreparingAnswers {
   }
 
   async finish(): Promise<number> {
+    if (this.helper && this.queue.length > 0) {
+      const helper = this.helper();
+      while (this.queue.length > 0) {
+        const { name, keys } = this.queue.pop()!;
+        const rendered = helper.render(name, keys);
+        this.write(name, rendered, helper);
+        // Rendered before the next is taken: the thread may take the ones before it meanwhile.
+        // A failure is the write chain's, awaited below.
+        if (
+          await rendered.then(
+            () => false,
+            () => true,
+          )
+        )
+          break;
+      }
+    }
     for (let current = this.writing; ; current = this.writing) {
       await current;
       if (current === this.writing) break;
@@ -161,29 +185,51 @@ class Preparing implements PreparingAnswers {
     while (this.queue.length > 0 && this.inFlight < this.ahead) {
       const { name, keys } = this.queue.shift()!;
       this.inFlight++;
-      const rendered = this.renderer.render(name, keys);
-      // Awaited in turn below; a failure is the write chain's.
-      rendered.catch(() => undefined);
-      this.writing = this.writing.then(async () => {
-        const batch = await rendered;
-        const { answers, gone } = batch;
-        await this.tx.putAnswers(ANSWERS_FORMAT, answers);
-        await this.tx.deleteAnswers(name, gone);
-        // Every answer is redone when `all`: the import records no list then.
-        if (!this.all) {
-          for (const { operation, key } of answers) this.touched.push({ operation, key });
-          for (const key of gone) this.touched.push({ operation: name, key });
-        }
-        // Every byte is read or sent by now (ImportTransaction.putAnswers).
-        this.renderer.recycle(batch);
-        this.written += answers.length;
+      this.write(name, this.renderer.render(name, keys), this.renderer, () => {
         this.inFlight--;
         this.pump();
       });
-      // Awaited in finish(), where a failure fails the import (or by abort()).
-      this.writing.catch(() => undefined);
     }
   }
+
+  /** Writes a batch once it is rendered, after the batches asked for before it; its buffers then go back to `by`. */
+  private write(
+    name: PreparedOperation['name'],
+    rendered: Promise<RenderedBatch>,
+    by: Renderer,
+    then?: () => void,
+  ): void {
+    // Awaited in turn below; a failure is the write chain's.
+    rendered.catch(() => undefined);
+    this.writing = this.writing.then(async () => {
+      const batch = await rendered;
+      const { answers, gone } = batch;
+      await this.tx.putAnswers(ANSWERS_FORMAT, answers);
+      await this.tx.deleteAnswers(name, gone);
+      // Every answer is redone when `all`: the import records no list then.
+      if (!this.all) {
+        for (const { operation, key } of answers) this.touched.push({ operation, key });
+        for (const key of gone) this.touched.push({ operation: name, key });
+      }
+      // Every byte is read or sent by now (ImportTransaction.putAnswers).
+      by.recycle(batch);
+      this.written += answers.length;
+      then?.();
+    });
+    // Awaited in finish(), where a failure fails the import (or by abort()).
+    this.writing.catch(() => undefined);
+  }
+}
+
+/** A renderer on the import's thread. */
+function localRenderer(source: RecordSource): Renderer {
+  const session = new RenderSession(source);
+  return {
+    know: (kind, rows) => session.know(kind, rows),
+    render: (name, keys) => session.render(name, keys),
+    recycle: (batch) => session.recycle(slabsOf(batch.answers)),
+    close: async () => undefined,
+  };
 }
 
 export interface AnswerPreparerOptions {
@@ -200,16 +246,16 @@ export function answerPreparer(options: AnswerPreparerOptions = {}): AnswerPrepa
     begin(tx, all, records) {
       const source = transactionSource(tx);
       if (records >= threadFrom)
-        return new Preparing(tx, all, new RenderThread(source), options.threadAhead ?? THREAD_AHEAD);
-      const session = new RenderSession(source);
-      const local: Renderer = {
-        know: (kind, rows) => session.know(kind, rows),
-        render: (name, keys) => session.render(name, keys),
-        recycle: (batch) => session.recycle(slabsOf(batch.answers)),
-        close: async () => undefined,
-      };
+        return new Preparing(
+          tx,
+          all,
+          new RenderThread(source),
+          options.threadAhead ?? THREAD_AHEAD,
+          // Told of no record: it reads those of its batches from the transaction.
+          () => localRenderer(source),
+        );
       // One batch rendered while the one before it is written (on PostgreSQL, by the server's own core).
-      return new Preparing(tx, all, local, 2);
+      return new Preparing(tx, all, localRenderer(source), 2);
     },
   };
 }
