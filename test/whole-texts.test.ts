@@ -37,6 +37,8 @@ describe('binaries of one chunk from the base64 cache', () => {
                   await answerOf(pair.plain, binding, name, args),
                   `${round}: ${name} ${JSON.stringify(args)} over ${binding}`,
                 );
+                // Each kept text in place before the next call: one answer may show another's binary.
+                await pair.cache.settled();
               }
             }
             await pair.cache.settled();
