@@ -43,11 +43,15 @@ const CHUNK_COLUMNS = [
   ['data', 'bytea'],
 ] as const;
 
+const NO_BYTES = Buffer.alloc(0);
+
 const ANSWER_COLUMNS = [
   ['operation', 'text'],
   ['key', 'text'],
   ['format', 'text'],
   ['compact', 'bytea'],
+  // Empty: an older build still reads the column (a rolling deploy), never a row of this format.
+  ['indented', 'bytea'],
   ['visible_from', 'int8'],
   ['visible_until', 'int8'],
   ['blob_ids', 'int4[]'],
@@ -267,6 +271,7 @@ export class PostgresImportTransaction implements ImportTransaction {
         key,
         format,
         answer.compact,
+        NO_BYTES,
         answer.visibleFrom,
         answer.visibleUntil,
         answer.blobIds,

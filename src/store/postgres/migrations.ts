@@ -86,10 +86,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     changes text
   );
   `,
-  `
-  -- Only the compact layout of a prepared answer is stored (as the SQLite store's migration 8).
-  ALTER TABLE answers DROP COLUMN indented;
-  `,
 ];
 
 export const MIGRATIONS = numbered(POSTGRES_MIGRATIONS);

@@ -310,6 +310,18 @@ describe('prepared answers', () => {
     assert.equal(sent, 2);
   });
 
+  test('the answers keep the column an older build reads (a rolling deploy), empty', async () => {
+    const url = freshUrl();
+    const { json, files } = generation(1);
+    await importFolder(await open(url), s.bundle(json, files));
+    const { rows } = await withPg(
+      (client) => client.query<{ bytes: number }>('SELECT octet_length(indented) AS bytes FROM answers'),
+      url,
+    );
+    assert.ok(rows.length > 0);
+    for (const { bytes } of rows) assert.equal(bytes, 0);
+  });
+
   test("a record's read is one statement that vouches for itself; one an import changed meanwhile is made again", async () => {
     const url = freshUrl();
     const { json, files } = generation(1);

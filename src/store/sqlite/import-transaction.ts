@@ -74,7 +74,8 @@ export class SqliteImportTransaction implements ImportTransaction {
       setAnswersFormat: db.prepare("UPDATE meta SET value = ? WHERE key = 'answers_format'"),
       clearAnswers: db.prepare('DELETE FROM answers'),
       putAnswer: db.prepare(
-        'INSERT INTO answers (operation, key, format, compact, visible_from, visible_until) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (operation, key) DO UPDATE SET format = excluded.format, compact = excluded.compact, visible_from = excluded.visible_from, visible_until = excluded.visible_until',
+        // `indented` is empty: an older build still reads the column (a rolling deploy), never a row of this format.
+        "INSERT INTO answers (operation, key, format, compact, indented, visible_from, visible_until) VALUES (?, ?, ?, ?, X'', ?, ?) ON CONFLICT (operation, key) DO UPDATE SET format = excluded.format, compact = excluded.compact, indented = X'', visible_from = excluded.visible_from, visible_until = excluded.visible_until",
       ),
       deleteAnswer: db.prepare('DELETE FROM answers WHERE operation = ? AND key = ?'),
     };

@@ -91,12 +91,6 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     changes TEXT
   );
   `,
-  // Only the compact layout of a prepared answer is stored: the indented one is made from it
-  // as it is read (xml/indent.ts). Answers of the format before are never sent again, and the
-  // next import prepares them all (prepared-operations.ts, RENDERING 3).
-  `
-  ALTER TABLE answers DROP COLUMN indented;
-  `,
 ];
 
 export const MIGRATIONS = numbered(SQLITE_MIGRATIONS);

@@ -282,3 +282,19 @@ test('a file of the fifth schema version keeps its records as they move to a tab
     assert.deepEqual(db.prepare('PRAGMA foreign_key_check').all(), []);
   });
 });
+
+test('the answers keep the column an older build reads (a rolling deploy), empty', async () => {
+  const file = s.dbPath();
+  const store = new SqliteStore(file);
+  try {
+    await importFolder(store, s.bundle(bundleJson({ bereiche: [{ bereichID: 1, name: 'Rathaus' }] })));
+  } finally {
+    await store.close();
+  }
+  // The statement the build before this one prepares as it opens the store.
+  const rows = readOnly(file, (db) =>
+    db.prepare<[], { fragment: Buffer }>('SELECT a.indented AS fragment FROM answers a').all(),
+  );
+  assert.ok(rows.length > 0);
+  for (const { fragment } of rows) assert.equal(fragment.length, 0);
+});
