@@ -15,9 +15,16 @@ const NUL = 0;
 /**
  * A stored fragment in `layout`: the indented one (HTTP GET/POST) is made from it, a level
  * in, under the answer's root element, as XmlWriter lays it out in http()'s envelope.
+ * Undefined for markup no import of this build wrote (a damaged row): then it is not sent,
+ * and the operation's handler answers, as for an answer not prepared.
  */
-export function inLayout(stored: Buffer, layout: Layout): Buffer {
-  return layout === 'compact' ? stored : indentMarkup(stored, 1);
+export function inLayout(stored: Buffer, layout: Layout): Buffer | undefined {
+  if (layout === 'compact') return stored;
+  try {
+    return indentMarkup(stored, 1);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A record's binary as an import renders it: only its size, and which blob it is. */

@@ -187,15 +187,12 @@ export class PackFiller {
       const blobIds = splitFragment(answer.compact).blobIds.filter((id) => !pack.hasText(version, id));
       const texts = blobIds.length === 0 ? new Map<number, Buffer>() : await this.textsOf(blobIds);
       if (!texts) continue;
-      for (const layout of ['compact', 'indented'] as const)
-        pack.keep(
-          version,
-          answer.operation,
-          answer.key,
-          layout,
-          { ...answer, fragment: inLayout(answer.compact, layout) },
-          texts,
-        );
+      for (const layout of ['compact', 'indented'] as const) {
+        const fragment = inLayout(answer.compact, layout);
+        // Not kept (a damaged row): requests read it from the store, where the handler answers.
+        if (fragment)
+          pack.keep(version, answer.operation, answer.key, layout, { ...answer, fragment }, texts);
+      }
     }
   }
 

@@ -1,7 +1,8 @@
 /**
  * A call answered from its prepared answer: one lookup of the fragment and, when it shows
  * binaries, of their blobs' chunks (base64 stored as it is sent), all in one read of one
- * content version. The markup is sent as stored; the binding only adds its envelope.
+ * content version. The markup is sent as stored (SOAP) or indented from it (HTTP GET/POST,
+ * xml/indent.ts); the binding only adds its envelope.
  */
 import type { Arguments, Operation } from '../contract/operations.ts';
 import type { ContentStore, Snapshot } from '../store/content-store.ts';
@@ -73,7 +74,9 @@ export async function preparedInside(
     // bundle-format.md: outside sichtbarVon/sichtbarBis an article counts as not published.
     if ((visibleFrom !== null && now < visibleFrom) || (visibleUntil !== null && now > visibleUntil))
       return undefined;
-    const answer = { ...stored, fragment: inLayout(stored.fragment, layout) };
+    const fragment = inLayout(stored.fragment, layout);
+    if (!fragment) return undefined;
+    const answer = { ...stored, fragment };
     const { markup, blobIds } = splitFragment(answer.fragment);
     const binaries = blobIds.length === 0 ? [] : await binariesOf(snapshot, blobIds, texts, allocate);
     if (!binaries) return undefined;

@@ -83,7 +83,7 @@ describe('changesSince', () => {
   });
 });
 
-/** Every prepared answer, both layouts, by operation and key. */
+/** Every prepared answer (its stored, compact layout), by operation and key. */
 async function answersOf(store: ContentStore): Promise<Map<string, string>> {
   const all = new Map<string, string>();
   let after: AnswerKey | undefined;
