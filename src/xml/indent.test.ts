@@ -23,7 +23,7 @@ const element = fc.letrec<{ element: Element }>((tie) => ({
   element: fc.oneof(
     { depthSize: 'small' },
     fc.record({ name, text }),
-    fc.record({ name, plain: fc.constantFrom('0', '-12', 'true', 'false', 'AAECAw==') }),
+    fc.record({ name, plain: fc.constantFrom('0', '-12', 'true', 'false', 'AAECAw==', '') }),
     fc.record({ name, nil: fc.constant(true as const) }),
     fc.record({ name, reference: fc.nat(100_000) }),
     fc.record({ name, children: fc.array(tie('element'), { maxLength: 4 }) }),

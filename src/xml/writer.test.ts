@@ -53,6 +53,12 @@ describe('XmlWriter compact layout (SOAP)', () => {
     assert.equal(textOf(w), '<position />');
   });
 
+  test('writes an empty plain leaf as <x /> too, never <x></x>', () => {
+    const w = new XmlWriter(true);
+    w.plainLeaf('sort', 1, '');
+    assert.equal(textOf(w), '\n  <sort />');
+  });
+
   test('writes nil as <x xsi:nil="true" />', () => {
     const w = new XmlWriter(false);
     w.nil('einrichtung', 2);

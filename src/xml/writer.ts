@@ -85,9 +85,14 @@ export class XmlWriter implements MarkupWriter {
     else this.plainLeaf(name, depth, escapeText(text));
   }
 
-  /** A value that needs no escaping (numbers, booleans, base64). */
+  /**
+   * A value that needs no escaping (numbers, booleans, base64). An empty one is `<name />`,
+   * as `leaf` writes it: `<name></name>` would be the one element indent.ts lays out unlike
+   * this writer (it cannot tell it from an element whose elements follow).
+   */
   plainLeaf(name: string, depth: number, text: string): void {
-    this.text += `${this.lineStart(depth)}<${name}>${text}</${name}>`;
+    if (text === '') this.empty(name, depth);
+    else this.text += `${this.lineStart(depth)}<${name}>${text}</${name}>`;
   }
 
   empty(name: string, depth: number): void {
