@@ -16,6 +16,7 @@ import {
   startAdminServer,
   storeProbes,
 } from '../server/admin-server.ts';
+import { AnswerFile } from '../server/answer-file.ts';
 import {
   becomesPrimary,
   isWorker,
@@ -206,6 +207,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   joinCluster(metrics.registry, storeProbes(metrics, store).readiness);
   // Each worker's own (a cluster's primary serves nothing).
   const answerPack = openAnswerPack(settings, base64Cache, metrics, logger);
+  const answerFile = openAnswerFile(settings, base64Cache, logger);
   const running = await startServer(
     {
       store,
@@ -214,6 +216,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       trustProxy: settings.trustProxy,
       httpMaxAge: settings.httpMaxAge,
       responseCacheBytes: settings.responseCacheBytes,
+      answerFile,
       httpAuth: settings.httpAuth,
       maxBodyBytes: settings.maxBodyBytes,
       maxBodyBytesInFlight: settings.maxBodyBytesInFlight,
@@ -237,6 +240,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     await shadow?.close();
     images.close();
     answerPack?.close();
+    answerFile?.close();
     await store.close();
     // A cluster's primary reports its workers' failures to listen (cluster.ts).
     if (isWorker) throw error;
@@ -268,6 +272,7 @@ export async function serveCommand(args: string[]): Promise<number> {
           await running.close();
           await filler?.stop();
           answerPack?.close();
+          answerFile?.close();
           await shadow?.close();
           images.close();
           await store.close();
@@ -297,6 +302,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   images.close();
   await filler?.stop();
   answerPack?.close();
+  answerFile?.close();
   await store.close();
   logger.info('stopped');
   leaveCluster();
@@ -326,6 +332,34 @@ function openAnswerPack(
     logger.warn(
       { err, dir: settings.base64Cache.dir },
       'answer pack not made; answers are read from the store',
+    );
+    return undefined;
+  }
+}
+
+/**
+ * The answer cache's file tier (server/answer-file.ts), beside the answer pack: none when the
+ * answer cache is off or the base64 cache keeps no files. A file that cannot be made only
+ * means the answer cache keeps answers in memory alone (a warning).
+ */
+function openAnswerFile(
+  settings: ServeSettings,
+  base64Cache: Base64Cache,
+  logger: Logger,
+): AnswerFile | undefined {
+  if (settings.answerFileBytes <= 0 || settings.responseCacheBytes <= 0 || !base64Cache.keepsFiles)
+    return undefined;
+  try {
+    return AnswerFile.open({
+      dir: settings.base64Cache.dir,
+      maxBytes: settings.answerFileBytes,
+      onError: (err: unknown) =>
+        logger.warn({ err }, 'answer cache file failed; answers are kept in memory only'),
+    });
+  } catch (err) {
+    logger.warn(
+      { err, dir: settings.base64Cache.dir },
+      'answer cache file not made; answers are kept in memory only',
     );
     return undefined;
   }

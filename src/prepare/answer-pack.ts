@@ -21,9 +21,9 @@
  * The file is removed from its folder as soon as it is open, so it never outlives the
  * process; its pages are the kernel's page cache, not the process's memory.
  */
-import { closeSync, ftruncateSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
-import path from 'node:path';
+import { closeSync, ftruncateSync, readSync, writeSync } from 'node:fs';
 import type { AnswerChanges, VersionMark } from '../store/answer-changes.ts';
+import { openUnlinkedFile } from '../support/unlinked-file.ts';
 import type { BodyPart, Layout } from '../xml/writer.ts';
 import { splitFragment } from './fragment.ts';
 
@@ -134,15 +134,7 @@ export class AnswerPack {
 
   /** Makes the file in `options.dir`; throws what the file system says when it cannot. */
   static open(options: AnswerPackOptions): AnswerPack {
-    const file = path.join(options.dir, `.answers-${process.pid}-${Date.now().toString(36)}.tmp`);
-    const fd = openSync(file, 'wx+', 0o600);
-    try {
-      unlinkSync(file);
-    } catch (error) {
-      closeSync(fd);
-      throw error;
-    }
-    return new AnswerPack(fd, options);
+    return new AnswerPack(openUnlinkedFile(options.dir, 'answers'), options);
   }
 
   /** Bytes of the file in use. */

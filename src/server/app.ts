@@ -17,6 +17,7 @@ import type { ServiceOptions } from '../service/handlers.ts';
 import type { ContentStore } from '../store/content-store.ts';
 import { BufferPool } from '../support/buffer-pool.ts';
 import type { XmlLimits } from '../xml/reader.ts';
+import type { AnswerFile } from './answer-file.ts';
 import type { AppContext } from './app-context.ts';
 import { BodyBudget } from './body-budget.ts';
 import { createDescribeRoutes } from './describe-routes.ts';
@@ -57,6 +58,8 @@ export interface AppOptions {
   readonly corsOrigins?: readonly string[];
   /** Memory for whole answers (0 turns the response cache off). */
   readonly responseCacheBytes?: number;
+  /** The answer cache's file tier (answer-file.ts); none when absent or when the cache is off. */
+  readonly answerFile?: AnswerFile | undefined;
   /** Whether HTTP GET/POST calls of `scoop.asmx` operations need a token. */
   readonly httpAuth: boolean;
   readonly maxBodyBytes: number;
@@ -110,7 +113,15 @@ function context(options: AppOptions): AppContext {
     authenticator: new Authenticator(options.store),
     rateLimiter: options.rateLimit ? new RateLimiter(options.rateLimit, metrics) : undefined,
     corsOrigins: new Set(options.corsOrigins ?? []),
-    responses: cacheBytes > 0 ? new ResponseCache(cacheBytes, lookups) : undefined,
+    responses:
+      cacheBytes > 0
+        ? new ResponseCache(
+            cacheBytes,
+            lookups,
+            options.answerFile,
+            metrics && { lookup: cacheLookupCounter(metrics, 'answer_file') },
+          )
+        : undefined,
     writers: new Map<Operation, OperationWriter>(
       OPERATIONS.map((op) => [op, compileOperationWriter(op, options.namespace, options.publicUrl ?? '')]),
     ),

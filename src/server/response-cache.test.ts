@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import { OPERATIONS } from '../contract/operations.ts';
+import { AnswerFile } from './answer-file.ts';
 import {
   answerHead,
   type CachedAnswer,
@@ -207,4 +211,25 @@ test('an observer hears of every lookup as a hit or a miss', () => {
   cache.get(key('k'), 1, 1000);
   cache.set(key('k'), answer(1, 10, 1000));
   assert.deepEqual(heard, ['miss', 'hit', 'miss', 'miss']);
+});
+
+test('with a file tier: an answer asked for before is kept there, and found once memory has none', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'scoop-rc-file-'));
+  const file = AnswerFile.open({ dir, maxBytes: 1 << 20 });
+  const results: string[] = [];
+  // Too small a budget for any entry in memory: every hit is the file's.
+  const cache = new ResponseCache(4096, undefined, file, { lookup: (result) => results.push(result) });
+  const { head: _head, ...kept } = answer(1, 10);
+  const toFile = { ...kept, body: [kept.body] };
+  assert.equal(cache.get(key('a'), 1, 0), undefined);
+  cache.keepInFile(key('a'), toFile);
+  assert.equal(file.size, 0, 'asked for once: not kept');
+  assert.equal(cache.get(key('a'), 1, 0), undefined);
+  cache.keepInFile(key('a'), toFile);
+  assert.equal(file.size, 1);
+  assert.equal(cache.get(key('a'), 1, 0)?.body.length, 10);
+  assert.equal(cache.get(key('a'), 2, 0), undefined, 'another version');
+  assert.deepEqual(results, ['miss', 'miss', 'hit', 'miss']);
+  file.close();
+  rmSync(dir, { recursive: true, force: true });
 });

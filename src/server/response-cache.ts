@@ -33,6 +33,23 @@ export interface CachedAnswer {
   readonly conditional: boolean;
 }
 
+/** An answer to keep in the file tier: a CachedAnswer whose body may still be in parts. */
+export interface FileableAnswer extends Omit<CachedAnswer, 'body' | 'head'> {
+  readonly body: readonly Buffer[];
+}
+
+/** The answer cache's second tier (answer-file.ts `AnswerFile`). */
+export interface AnswerTier {
+  get(
+    key: RequestKey,
+    version: number,
+    now: number,
+    allocate?: (length: number) => Buffer,
+  ): CachedAnswer | undefined;
+  hasRoomFor(version: number, bodyBytes: number): boolean;
+  keep(key: RequestKey, answer: FileableAnswer): void;
+}
+
 /** The head list of a cached answer: a flat list is node's cheapest writeHead input. */
 export function cachedHead(headers: Readonly<Record<string, string>>, bodyLength: number): string[] {
   return [...Object.entries(headers).flat(), 'content-length', String(bodyLength), 'x-request-id', ''];
@@ -209,10 +226,16 @@ export class ResponseCache {
   private readonly order = new Set<Slot>();
   private bytes: number;
 
-  /** `observer` is told of every lookup's result (the hit-rate metric). */
+  /**
+   * `observer` is told of every lookup's result (the hit-rate metric); `file`, the second
+   * tier (answer-file.ts), is looked in when memory has no answer, and `fileObserver` told
+   * how that went.
+   */
   constructor(
     private readonly maxBytes: number,
     private readonly observer?: CacheObserver,
+    private readonly file?: AnswerTier,
+    private readonly fileObserver?: CacheObserver,
   ) {
     // Eight counters a row for each entry the budget could hold at the least, and its memory
     // counted in the budget: 256 KiB of the default 16 MiB.
@@ -245,7 +268,12 @@ export class ResponseCache {
    * The answer for `key` if it belongs to `version` and has not expired; the observer is
    * told of every lookup (each request looks up once).
    */
-  get(key: RequestKey, version: number, now: number): CachedAnswer | undefined {
+  get(
+    key: RequestKey,
+    version: number,
+    now: number,
+    allocate?: (length: number) => Buffer,
+  ): CachedAnswer | undefined {
     this.asked.add(key.counted);
     const slot = this.find(key);
     if (slot !== undefined && (slot.answer.version !== version || now >= slot.answer.expiresAt)) {
@@ -256,7 +284,23 @@ export class ResponseCache {
       return slot.answer;
     }
     this.observer?.lookup('miss');
-    return undefined;
+    if (this.file === undefined) return undefined;
+    const filed = this.file.get(key, version, now, allocate);
+    this.fileObserver?.lookup(filed ? 'hit' : 'miss');
+    return filed;
+  }
+
+  /**
+   * Keeps the answer in the file tier when its request was asked for before (as `admits`
+   * asks of memory, without the competition: the file only grows until the next version)
+   * and the file has room. `body` is the answer's parts, all at hand.
+   */
+  keepInFile(key: RequestKey, answer: FileableAnswer): void {
+    const { file } = this;
+    if (file === undefined || this.asked.estimate(key.counted) < 2) return;
+    let length = 0;
+    for (const part of answer.body) length += part.length;
+    if (file.hasRoomFor(answer.version, length)) file.keep(key, answer);
   }
 
   set(key: RequestKey, answer: CachedAnswer): void {

@@ -75,6 +75,8 @@ export interface ServeSettings {
   readonly responseCacheBytes: number;
   /** Bound of the answer pack's file (prepare/answer-pack.ts), in the base64 cache's folder; 0: none. */
   readonly answerPackBytes: number;
+  /** Bound of the answer cache's file tier (server/answer-file.ts), in the base64 cache's folder; 0: none. */
+  readonly answerFileBytes: number;
   /** The base64 cache: files of large binaries' base64 text (cache/base64-cache.ts). */
   readonly base64Cache: Base64CacheSettings;
   /** Processes serving on one machine (node:cluster); 1 = no cluster (see cluster.ts). */
@@ -233,6 +235,13 @@ export function serveSettings(flags: Flags, env: Env): ServeSettings {
     ),
     base64Cache: base64CacheSettings(env, databaseSetting(flags, env)),
     answerPackBytes: integer(env.SCOOP_ANSWER_PACK_BYTES, 1024 ** 3, 'SCOOP_ANSWER_PACK_BYTES', 0, 2 ** 50),
+    answerFileBytes: integer(
+      env.SCOOP_RESPONSE_FILE_BYTES,
+      1024 ** 3,
+      'SCOOP_RESPONSE_FILE_BYTES',
+      0,
+      2 ** 50,
+    ),
     logLevel: logLevel(env.SCOOP_LOG_LEVEL),
     workers,
     shadow: shadowSettings(flags, env, variantDir(env, databaseSetting(flags, env))),

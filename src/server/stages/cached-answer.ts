@@ -32,7 +32,9 @@ function lookUp(
   version: number,
 ): Promise<void> | undefined {
   exchange.version = version;
-  const hit = responses.get(exchange.key!, version, app.now());
+  const hit = responses.get(exchange.key!, version, app.now(), (length) =>
+    exchange.borrow(app.textBuffers, length),
+  );
   if (hit === undefined) return undefined;
   const { call } = hit;
   exchange.call = call;
