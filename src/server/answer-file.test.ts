@@ -41,14 +41,17 @@ function answer(text: string, more: Partial<FileableAnswer> = {}): FileableAnswe
   };
 }
 
+/** A file whose version is 1, as a request's lookup makes it before its answer is kept. */
 function open(options: Partial<Parameters<typeof AnswerFile.open>[0]> = {}): AnswerFile {
-  return AnswerFile.open({ dir, maxBytes: 1024 * 1024, ...options });
+  const file = AnswerFile.open({ dir, maxBytes: 1024 * 1024, ...options });
+  assert.equal(file.get(soapKey('<nothing/>'), 1, 0), undefined);
+  return file;
 }
 
 test('an answer kept is found for the very request, as the memory tier would send it', () => {
   const file = open();
   const key = soapKey('<a>1</a>');
-  file.keep(key, answer('<answer>eins</answer>'));
+  file.keep(key, answer('<answer>eins</answer>'), 0);
   let lent = 0;
   const found = file.get(soapKey('<a>1</a>'), 1, 0, (length) => {
     lent = length;
@@ -72,10 +75,11 @@ test('an entity tag is kept with its answer, last among the headers as send writ
   const file = open();
   const key = requestKey('GET', '/scoop/api/v6/public.asmx/getBereich?bereichID=1', {}, undefined)!;
   const headers = { 'content-type': 'text/xml; charset=utf-8', etag: '"abc"' };
-  file.keep(key, answer('<x/>', { headers, conditional: true }));
+  file.keep(key, answer('<x/>', { headers, conditional: true }), 0);
   file.keep(
     requestKey('GET', '/scoop/api/v6/public.asmx/getBereich?bereichID=2', {}, undefined)!,
     answer('<y/>', { headers: { ...headers, etag: '"def"' }, conditional: true }),
+    0,
   );
   const found = file.get(key, 1, 0)!;
   assert.deepEqual(found.headers, headers);
@@ -87,7 +91,7 @@ test('an entity tag is kept with its answer, last among the headers as send writ
 test('a request that differs in anything keyed finds nothing, even under the same hash', () => {
   const file = open();
   const key = soapKey('<a>1</a>', { authorization: 'Bearer a' });
-  file.keep(key, answer('<answer>eins</answer>'));
+  file.keep(key, answer('<answer>eins</answer>'), 0);
   const same = { counted: key.counted, hash: key.hash };
   for (const other of [
     soapKey('<a>2</a>', { ...same, authorization: 'Bearer a' }),
@@ -111,7 +115,7 @@ test('requests sharing a hash are all found, up to a bounded chain', () => {
   const file = open();
   const counted = 12345;
   for (let i = 0; i < 10; i++)
-    file.keep(soapKey(`<a>${i}</a>`, { counted }), answer(`<answer>${i}</answer>`));
+    file.keep(soapKey(`<a>${i}</a>`, { counted }), answer(`<answer>${i}</answer>`), 0);
   assert.equal(file.size, 8, 'no more records under one hash than a lookup reads');
   for (let i = 0; i < 8; i++)
     assert.equal(
@@ -122,25 +126,28 @@ test('requests sharing a hash are all found, up to a bounded chain', () => {
   file.close();
 });
 
-test('one content version: another finds nothing, a newer one empties the file, an older is not kept', () => {
+test('one content version: a lookup of another empties the file, an answer of another is not kept', () => {
   const file = open();
   const key = soapKey('<a>1</a>');
-  file.keep(key, answer('<answer>eins</answer>', { version: 4 }));
-  assert.equal(file.get(key, 3, 0), undefined);
-  assert.equal(file.get(key, 5, 0), undefined);
-  file.keep(soapKey('<a>2</a>'), answer('<answer>zwei</answer>', { version: 3 }));
-  assert.equal(file.size, 1);
-  file.keep(soapKey('<a>2</a>'), answer('<answer>zwei</answer>', { version: 5 }));
-  assert.equal(file.size, 1);
-  assert.equal(file.get(key, 4, 0), undefined);
-  assert.equal(file.get(soapKey('<a>2</a>'), 5, 0)?.body.toString(), '<answer>zwei</answer>');
+  file.keep(key, answer('<answer>eins</answer>'), 0);
+  file.keep(soapKey('<a>2</a>'), answer('<answer>zwei</answer>', { version: 2 }), 0);
+  assert.equal(file.size, 1, 'an answer of another version is not kept');
+  assert.ok(file.get(key, 1, 0));
+  assert.equal(file.get(key, 2, 0), undefined);
+  assert.equal(file.size, 0, 'emptied for version 2');
+  // A store restored from a backup: version 1 again, with other content.
+  file.keep(key, answer('<answer>neu</answer>', { version: 2 }), 0);
+  assert.equal(file.get(key, 1, 0), undefined);
+  assert.equal(file.get(key, 2, 0), undefined, 'version 2 again is not what was kept for it before');
+  file.keep(key, answer('<answer>zwei</answer>', { version: 2 }), 0);
+  assert.equal(file.get(key, 2, 0)?.body.toString(), '<answer>zwei</answer>');
   file.close();
 });
 
 test('an answer is not sent once it has expired', () => {
   const file = open();
   const key = soapKey('<a>1</a>');
-  file.keep(key, answer('<answer>eins</answer>', { expiresAt: 1000 }));
+  file.keep(key, answer('<answer>eins</answer>', { expiresAt: 1000 }), 0);
   assert.ok(file.get(key, 1, 999));
   assert.equal(file.get(key, 1, 1000), undefined);
   file.close();
@@ -148,17 +155,66 @@ test('an answer is not sent once it has expired', () => {
 
 test('the file and the index keep within their bounds, until the next version', () => {
   const small = open({ maxBytes: 300 });
-  for (let i = 0; i < 20; i++) small.keep(soapKey(`<a>${i}</a>`), answer('x'.repeat(50)));
+  for (let i = 0; i < 20; i++) small.keep(soapKey(`<a>${i}</a>`), answer('x'.repeat(50)), 0);
   assert.ok(small.bytes <= 300 && small.size > 0, `${small.bytes} bytes`);
   assert.ok(!small.hasRoomFor(1, 200));
-  small.keep(soapKey('<a>new</a>'), answer('y'.repeat(50), { version: 2 }));
-  assert.equal(small.size, 1);
+  assert.equal(small.get(soapKey('<a>new</a>'), 2, 0), undefined);
+  small.keep(soapKey('<a>new</a>'), answer('y'.repeat(50), { version: 2 }), 0);
+  assert.equal(small.size, 1, 'room again in the next version');
   small.close();
   const few = open({ maxEntries: 3 });
-  for (let i = 0; i < 20; i++) few.keep(soapKey(`<a>${i}</a>`), answer('x'));
+  for (let i = 0; i < 20; i++) few.keep(soapKey(`<a>${i}</a>`), answer('x'), 0);
   assert.equal(few.size, 3);
   assert.equal(few.get(soapKey('<a>3</a>'), 1, 0), undefined);
   few.close();
+});
+
+test('each answer keeps its own token and headers, however many there are', () => {
+  const file = open({ maxBytes: 16 * 1024 * 1024 });
+  const many = 5000;
+  for (let i = 0; i < many; i++) {
+    const headers = {
+      'content-type': 'text/plain',
+      'content-disposition': `attachment; filename="f${i}.txt"`,
+    };
+    file.keep(soapKey(`<a>${i}</a>`), answer(`${i}`, { headers, call: { ...call, token: `token-${i}` } }), 0);
+  }
+  assert.equal(file.size, many);
+  for (const i of [0, 4095, 4096, many - 1]) {
+    const found = file.get(soapKey(`<a>${i}</a>`), 1, 0)!;
+    assert.equal(found.call.token, `token-${i}`);
+    assert.equal(found.headers['content-disposition'], `attachment; filename="f${i}.txt"`);
+    assert.equal(found.body.toString(), `${i}`);
+  }
+  file.close();
+});
+
+test('only a record of the very request is read: one buffer a hit, none for another request under its hash', () => {
+  const file = open();
+  file.keep(soapKey('<a>1</a>'), answer('<answer>eins</answer>'), 0);
+  const lengths: number[] = [];
+  const allocate = (length: number) => {
+    lengths.push(length);
+    return Buffer.alloc(length);
+  };
+  const counted = soapKey('<a>1</a>').counted;
+  assert.equal(file.get(soapKey('<b>1</b>', { counted }), 1, 0, allocate), undefined);
+  assert.deepEqual(lengths, []);
+  assert.ok(file.get(soapKey('<a>1</a>'), 1, 0, allocate));
+  assert.equal(lengths.length, 1);
+  file.close();
+});
+
+test('expired records leave room under their hash for the answers that follow them', () => {
+  const file = open();
+  const counted = 777;
+  for (let i = 0; i < 8; i++)
+    file.keep(soapKey(`<a>${i}</a>`, { counted }), answer(`<answer>${i}</answer>`, { expiresAt: 10 }), 0);
+  file.keep(soapKey('<a>8</a>', { counted }), answer('<answer>8</answer>'), 5);
+  assert.equal(file.size, 8, 'eight live at 5');
+  file.keep(soapKey('<a>8</a>', { counted }), answer('<answer>8</answer>'), 20);
+  assert.equal(file.get(soapKey('<a>8</a>', { counted }), 1, 20)?.body.toString(), '<answer>8</answer>');
+  file.close();
 });
 
 test('the file is gone from its folder at once, and one that fails closes the tier', () => {
@@ -171,13 +227,28 @@ test('the file is gone from its folder at once, and one that fails closes the ti
   });
   assert.ok(fd, 'the file is open, and unlinked');
   const key = soapKey('<a>1</a>');
-  file.keep(key, answer('<answer>eins</answer>'));
+  file.keep(key, answer('<answer>eins</answer>'), 0);
   closeSync(Number(fd));
   assert.equal(file.get(key, 1, 0), undefined);
   assert.equal(errors.length, 1);
-  file.keep(key, answer('<answer>eins</answer>'));
+  file.keep(key, answer('<answer>eins</answer>'), 0);
   assert.equal(file.size, 0);
   assert.ok(!file.hasRoomFor(1, 1));
+  file.close();
+});
+
+test('a write that fails closes the tier, and the request goes on', () => {
+  const errors: unknown[] = [];
+  const file = open({ onError: (error) => errors.push(error) });
+  const fd = readdirSync('/proc/self/fd').find((name) => {
+    const link = safeLink(name);
+    return link.startsWith(dir) && link.endsWith('(deleted)');
+  });
+  closeSync(Number(fd));
+  file.keep(soapKey('<a>1</a>'), answer('<answer>eins</answer>'), 0);
+  assert.equal(errors.length, 1);
+  assert.equal(file.size, 0);
+  assert.equal(file.get(soapKey('<a>1</a>'), 1, 0), undefined);
   file.close();
 });
 

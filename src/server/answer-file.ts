@@ -5,19 +5,25 @@
  * target, so under many different requests most of what it keeps is evicted before it is
  * asked for again; a request then took the whole path (decoding, the answer pack or the
  * store, the envelope). Here the same answers are kept by the hundred thousand at the cost of
- * about 40 bytes of memory each, the bytes being the kernel's page cache (docs/performance.md,
+ * about 80 bytes of memory each, the bytes being the kernel's page cache (docs/performance.md,
  * "The twenty-first round").
  *
  * A record is the request as the cache keys it (its method, URL and headers as JSON, then its
- * body), the answer's entity tag, then the answer's body; the index in memory holds where it
- * is and its lengths, in typed arrays, and a lookup compares the whole request read back, so
- * a record answers only the very bytes it was kept for. What many answers share (their
- * headers but the tag, the call's operation, binding and token) is kept once, as a shape.
+ * body), the answer's head (its headers and the call's token, as JSON), then the answer's
+ * body; the index in memory holds where it is, its lengths and a seeded hash of the whole
+ * request, in typed arrays. A lookup reads only a record whose hash and lengths match, and
+ * compares the whole request read back, so a record answers only the very bytes it was kept
+ * for. The call's operation, binding and route, which a client cannot vary, are kept once
+ * for all the answers that share them.
  *
- * Like the answer pack, the file holds one content version, only grows, and is emptied when
- * an answer of a newer version is kept; once `maxBytes` of file or `maxEntries` records are
- * used, nothing more is kept until then. A file that cannot be written or read closes the
- * tier (`onError`), and every lookup misses from then on.
+ * Like the answer pack, the file holds one content version and only grows: a lookup for any
+ * other version empties it (a store restored from a backup may bring a version number back
+ * with other content, so not only a newer one), an answer of another version is not kept,
+ * and once `maxBytes` of file or `maxEntries` records are used, nothing more is kept until
+ * the version changes. Requests that differ only in what the answer does not depend on (an
+ * Authorization header sent to a public operation) can fill it sooner; that only stops the
+ * keeping, within the bounds. A file that cannot be written or read closes the tier
+ * (`onError`), and every lookup misses from then on.
  */
 import { closeSync, readSync, writevSync } from 'node:fs';
 import type { Call } from '../protocol/binding.ts';
@@ -29,25 +35,37 @@ export interface AnswerFileOptions {
   readonly dir: string;
   /** Bound of the file. */
   readonly maxBytes: number;
-  /** Bound of the index: records kept (about 40 bytes of memory each). */
+  /** Bound of the index: records kept (about 80 bytes of memory each). */
   readonly maxEntries?: number;
   /** Told when the file cannot be written or read: the tier is then closed. */
   readonly onError?: (error: unknown) => void;
 }
 
-/** What an answer has besides its body and tag, shared by the answers of one operation, binding and token. */
+/** What the answers of one operation, binding and route share. */
 interface Shape {
-  /** The headers, without the tag. */
-  readonly headers: Readonly<Record<string, string>>;
+  /** Without a token: each record holds its own. */
   readonly call: Call;
   readonly conditional: boolean;
 }
 
+/** An answer's head as its record holds it, parsed. */
+interface Head {
+  readonly headers: Readonly<Record<string, string>>;
+  /** The head list but the length and the request id (cachedHead's). */
+  readonly pairs: readonly string[];
+  readonly token: string | undefined;
+}
+
 const DEFAULT_MAX_ENTRIES = 131_072;
-/** Shapes kept at most: operations × bindings × tokens in use; more are not kept. */
+/** Shapes kept at most: more than the contract's operations × bindings × routes. */
 const MAX_SHAPES = 4096;
-/** Records looked at for one request: a request's own hash is shared only by chance. */
+/** Heads remembered parsed (most answers share theirs); emptied when full. */
+const MAX_HEADS = 4096;
+/** Live records under one request hash: a request's own hash is shared only by chance. */
 const MAX_CHAIN = 8;
+/** Records walked under one hash, expired ones included. */
+const MAX_WALK = 4 * MAX_CHAIN;
+const FNV_PRIME = 16777619;
 /** A call's parameters are not kept: a cached answer is sent as it is, never invoked again. */
 const NO_PARAMETERS: ReadonlyMap<string, readonly string[]> = new Map();
 
@@ -59,15 +77,29 @@ function requestHead(key: RequestKey): Buffer {
   );
 }
 
+/**
+ * FNV-1a of the whole request, from the request's own seeded hash (RequestKey.counted), so
+ * that requests a crafted collision puts under one hash still differ here, and a lookup
+ * reads no record of another request.
+ */
+function keyHash(head: Buffer, body: Buffer | undefined, seed: number): number {
+  let hash = seed;
+  for (let i = 0; i < head.length; i++) hash = Math.imul(hash ^ head[i]!, FNV_PRIME);
+  if (body) for (let i = 0; i < body.length; i++) hash = Math.imul(hash ^ body[i]!, FNV_PRIME);
+  return hash | 0;
+}
+
 class Index {
   at = new Float64Array(1024);
   expiresAt = new Float64Array(1024);
-  /** Lengths of the record's request head, request body, tag and answer body. */
+  /** Lengths of the record's request head, request body, answer head and answer body. */
   headLength = new Uint32Array(1024);
   bodyLength = new Uint32Array(1024);
-  tagLength = new Uint32Array(1024);
+  metaLength = new Uint32Array(1024);
   answerLength = new Uint32Array(1024);
   shape = new Uint32Array(1024);
+  /** keyHash of the request head, from its own hash. */
+  hash = new Int32Array(1024);
   /** The record kept before it under the same hash, or -1. */
   next = new Int32Array(1024);
   used = 0;
@@ -82,9 +114,10 @@ class Index {
     this.expiresAt = wider(this.expiresAt, new Float64Array(size));
     this.headLength = wider(this.headLength, new Uint32Array(size));
     this.bodyLength = wider(this.bodyLength, new Uint32Array(size));
-    this.tagLength = wider(this.tagLength, new Uint32Array(size));
+    this.metaLength = wider(this.metaLength, new Uint32Array(size));
     this.answerLength = wider(this.answerLength, new Uint32Array(size));
     this.shape = wider(this.shape, new Uint32Array(size));
+    this.hash = wider(this.hash, new Int32Array(size));
     this.next = wider(this.next, new Int32Array(size));
   }
 }
@@ -98,6 +131,7 @@ export class AnswerFile implements AnswerTier {
   private readonly newest = new Map<number, number>();
   private readonly shapes: Shape[] = [];
   private readonly shapeIds = new Map<string, number>();
+  private readonly heads = new Map<string, Head>();
   private readonly maxEntries: number;
 
   private constructor(
@@ -124,8 +158,7 @@ export class AnswerFile implements AnswerTier {
 
   /** Whether an answer of `bodyBytes` for `version` would be kept now. */
   hasRoomFor(version: number, bodyBytes: number): boolean {
-    if (this.fd === undefined || version < this.version) return false;
-    if (version > this.version) return true;
+    if (this.fd === undefined || version !== this.version) return false;
     return this.index.used < this.maxEntries && this.written + bodyBytes <= this.options.maxBytes;
   }
 
@@ -139,52 +172,69 @@ export class AnswerFile implements AnswerTier {
     now: number,
     allocate: (length: number) => Buffer = Buffer.allocUnsafe,
   ): CachedAnswer | undefined {
-    if (this.fd === undefined || version !== this.version) return undefined;
+    if (this.fd === undefined) return undefined;
+    if (version !== this.version) {
+      this.empty(version);
+      return undefined;
+    }
     let slot = this.newest.get(key.counted);
     if (slot === undefined) return undefined;
-    const head = requestHead(key);
-    const bodyLength = key.body?.length ?? 0;
-    const { index } = this;
-    for (let seen = 0; slot !== -1 && seen < MAX_CHAIN; seen++, slot = index.next[slot]!) {
-      if (index.headLength[slot] !== head.length || index.bodyLength[slot] !== bodyLength) continue;
-      if (now >= index.expiresAt[slot]!) continue;
-      const tagAt = head.length + bodyLength;
-      const answerAt = tagAt + index.tagLength[slot]!;
-      const record = allocate(answerAt + index.answerLength[slot]!);
-      if (!this.read(record, index.at[slot]!)) return undefined;
-      if (!record.subarray(0, head.length).equals(head)) continue;
-      if (key.body && !record.subarray(head.length, tagAt).equals(key.body)) continue;
-      return this.answerOf(slot, record.subarray(answerAt), record.toString('latin1', tagAt, answerAt));
+    try {
+      const head = requestHead(key);
+      const hash = keyHash(head, key.body, key.counted);
+      const bodyLength = key.body?.length ?? 0;
+      const { index } = this;
+      for (let walked = 0; slot !== -1 && walked < MAX_WALK; walked++, slot = index.next[slot]!) {
+        if (index.hash[slot] !== hash || index.headLength[slot] !== head.length) continue;
+        if (index.bodyLength[slot] !== bodyLength || now >= index.expiresAt[slot]!) continue;
+        const metaAt = head.length + bodyLength;
+        const answerAt = metaAt + index.metaLength[slot]!;
+        const record = allocate(answerAt + index.answerLength[slot]!);
+        if (!this.read(record, index.at[slot]!)) return undefined;
+        if (!record.subarray(0, head.length).equals(head)) continue;
+        if (key.body && !record.subarray(head.length, metaAt).equals(key.body)) continue;
+        return this.answerOf(slot, record.toString('utf8', metaAt, answerAt), record.subarray(answerAt));
+      }
+    } catch (error) {
+      this.fail(error);
     }
     return undefined;
   }
 
-  /** Keeps `answer` to `key` when there is room (hasRoomFor); a newer version empties the file first. */
-  keep(key: RequestKey, answer: FileableAnswer): void {
+  /**
+   * Keeps `answer` to `key` when there is room (hasRoomFor) and its request's hash holds
+   * fewer than MAX_CHAIN records live at `now`.
+   */
+  keep(key: RequestKey, answer: FileableAnswer, now: number): void {
+    try {
+      this.keepNow(key, answer, now);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private keepNow(key: RequestKey, answer: FileableAnswer, now: number): void {
     if (!this.hasRoomFor(answer.version, 0)) return;
-    if (answer.version > this.version) this.empty(answer.version);
-    const { etag, ...headers } = answer.headers;
-    const shape = this.shapeOf(headers, answer.call, answer.conditional);
     const chainHead = this.newest.get(key.counted) ?? -1;
-    if (shape === undefined || this.chainLength(chainHead) >= MAX_CHAIN) return;
+    if (this.liveChain(chainHead, now) >= MAX_CHAIN) return;
+    const shape = this.shapeOf(answer.call, answer.conditional);
+    if (shape === undefined) return;
     const head = requestHead(key);
-    const tag = Buffer.from(etag ?? '', 'latin1');
-    const pieces = [head, ...(key.body ? [key.body] : []), tag, ...answer.body];
+    const meta = Buffer.from(
+      JSON.stringify([Object.entries(answer.headers).flat(), answer.call.token ?? null]),
+      'utf8',
+    );
+    const pieces = [head, ...(key.body ? [key.body] : []), meta, ...answer.body];
     let length = 0;
     for (const piece of pieces) length += piece.length;
     if (!this.hasRoomFor(answer.version, length)) return;
     const at = this.written;
-    try {
-      let done = 0;
-      // writev may take less than everything (a full disk); what it took is not used.
-      while (done < length) {
-        const wrote = writevSync(this.fd!, done === 0 ? pieces : rest(pieces, done), at + done);
-        if (wrote <= 0) throw new Error(`answer cache file: wrote ${wrote} bytes`);
-        done += wrote;
-      }
-    } catch (error) {
-      this.fail(error);
-      return;
+    let done = 0;
+    // writev may take less than everything (a full disk); what it took is not used.
+    while (done < length) {
+      const wrote = writevSync(this.fd!, done === 0 ? pieces : rest(pieces, done), at + done);
+      if (wrote <= 0) throw new Error(`answer cache file: wrote ${wrote} bytes`);
+      done += wrote;
     }
     const { index } = this;
     if (index.used === index.at.length) index.grow();
@@ -193,9 +243,10 @@ export class AnswerFile implements AnswerTier {
     index.expiresAt[slot] = answer.expiresAt;
     index.headLength[slot] = head.length;
     index.bodyLength[slot] = key.body?.length ?? 0;
-    index.tagLength[slot] = tag.length;
-    index.answerLength[slot] = length - head.length - (key.body?.length ?? 0) - tag.length;
+    index.metaLength[slot] = meta.length;
+    index.answerLength[slot] = length - head.length - (key.body?.length ?? 0) - meta.length;
     index.shape[slot] = shape;
+    index.hash[slot] = keyHash(head, key.body, key.counted);
     index.next[slot] = chainHead;
     this.newest.set(key.counted, slot);
     this.written += length;
@@ -214,42 +265,55 @@ export class AnswerFile implements AnswerTier {
     }
   }
 
-  private answerOf(slot: number, body: Buffer, tag: string): CachedAnswer {
+  private answerOf(slot: number, meta: string, body: Buffer): CachedAnswer {
     const shape = this.shapes[this.index.shape[slot]!]!;
-    const headers = tag === '' ? shape.headers : { ...shape.headers, etag: tag };
+    const { headers, pairs, token } = this.headOf(meta);
     return {
       version: this.version,
       expiresAt: this.index.expiresAt[slot]!,
       headers,
       body,
-      head: [...Object.entries(headers).flat(), 'content-length', String(body.length), 'x-request-id', ''],
-      call: shape.call,
+      head: [...pairs, 'content-length', String(body.length), 'x-request-id', ''],
+      call: token === undefined ? shape.call : { ...shape.call, token },
       conditional: shape.conditional,
     };
   }
 
-  private shapeOf(
-    headers: Readonly<Record<string, string>>,
-    call: Call,
-    conditional: boolean,
-  ): number | undefined {
-    const { binding, operation, token, authenticate, route } = call;
-    const name = JSON.stringify([headers, binding, operation.name, token, authenticate, route, conditional]);
+  private headOf(meta: string): Head {
+    let head = this.heads.get(meta);
+    if (head === undefined) {
+      const [pairs, token] = JSON.parse(meta) as [string[], string | null];
+      const headers: Record<string, string> = {};
+      for (let i = 0; i + 1 < pairs.length; i += 2) headers[pairs[i]!] = pairs[i + 1]!;
+      head = { headers, pairs, token: token ?? undefined };
+      if (this.heads.size >= MAX_HEADS) this.heads.clear();
+      this.heads.set(meta, head);
+    }
+    return head;
+  }
+
+  private shapeOf(call: Call, conditional: boolean): number | undefined {
+    const { binding, operation, authenticate, route } = call;
+    const name = JSON.stringify([binding, operation.name, authenticate, route, conditional]);
     let id = this.shapeIds.get(name);
     if (id === undefined) {
       if (this.shapes.length >= MAX_SHAPES) return undefined;
       id = this.shapes.length;
-      const kept: Call = { binding, operation, token, authenticate, parameters: NO_PARAMETERS };
-      this.shapes.push({ headers, call: route === undefined ? kept : { ...kept, route }, conditional });
+      const kept = { binding, operation, token: undefined, authenticate, parameters: NO_PARAMETERS };
+      this.shapes.push({ call: route === undefined ? kept : { ...kept, route }, conditional });
       this.shapeIds.set(name, id);
     }
     return id;
   }
 
-  private chainLength(slot: number): number {
-    let length = 0;
-    for (; slot !== -1 && length < MAX_CHAIN; slot = this.index.next[slot]!) length++;
-    return length;
+  /** Records under one hash from `slot` not expired at `now` (at most MAX_CHAIN, MAX_WALK walked). */
+  private liveChain(slot: number, now: number): number {
+    let live = 0;
+    for (let walked = 0; slot !== -1 && walked < MAX_WALK && live < MAX_CHAIN; walked++) {
+      if (now < this.index.expiresAt[slot]!) live++;
+      slot = this.index.next[slot]!;
+    }
+    return live;
   }
 
   private empty(version: number): void {
@@ -259,21 +323,17 @@ export class AnswerFile implements AnswerTier {
     this.newest.clear();
     this.shapes.length = 0;
     this.shapeIds.clear();
+    this.heads.clear();
   }
 
   private read(into: Buffer, at: number): boolean {
-    try {
-      let done = 0;
-      while (done < into.length) {
-        const got = readSync(this.fd!, into, done, into.length - done, at + done);
-        if (got <= 0) throw new Error(`answer cache file: a record ends early at ${at + done}`);
-        done += got;
-      }
-      return true;
-    } catch (error) {
-      this.fail(error);
-      return false;
+    let done = 0;
+    while (done < into.length) {
+      const got = readSync(this.fd!, into, done, into.length - done, at + done);
+      if (got <= 0) throw new Error(`answer cache file: a record ends early at ${at + done}`);
+      done += got;
     }
+    return true;
   }
 
   private fail(error: unknown): void {

@@ -222,10 +222,10 @@ test('with a file tier: an answer asked for before is kept there, and found once
   const { head: _head, ...kept } = answer(1, 10);
   const toFile = { ...kept, body: [kept.body] };
   assert.equal(cache.get(key('a'), 1, 0), undefined);
-  cache.keepInFile(key('a'), toFile);
+  cache.keepInFile(key('a'), toFile, 0);
   assert.equal(file.size, 0, 'asked for once: not kept');
   assert.equal(cache.get(key('a'), 1, 0), undefined);
-  cache.keepInFile(key('a'), toFile);
+  cache.keepInFile(key('a'), toFile, 0);
   assert.equal(file.size, 1);
   assert.equal(cache.get(key('a'), 1, 0)?.body.length, 10);
   assert.equal(cache.get(key('a'), 2, 0), undefined, 'another version');

@@ -47,7 +47,7 @@ export interface AnswerTier {
     allocate?: (length: number) => Buffer,
   ): CachedAnswer | undefined;
   hasRoomFor(version: number, bodyBytes: number): boolean;
-  keep(key: RequestKey, answer: FileableAnswer): void;
+  keep(key: RequestKey, answer: FileableAnswer, now: number): void;
 }
 
 /** The head list of a cached answer: a flat list is node's cheapest writeHead input. */
@@ -295,12 +295,12 @@ export class ResponseCache {
    * asks of memory, without the competition: the file only grows until the next version)
    * and the file has room. `body` is the answer's parts, all at hand.
    */
-  keepInFile(key: RequestKey, answer: FileableAnswer): void {
+  keepInFile(key: RequestKey, answer: FileableAnswer, now: number): void {
     const { file } = this;
     if (file === undefined || this.asked.estimate(key.counted) < 2) return;
     let length = 0;
     for (const part of answer.body) length += part.length;
-    if (file.hasRoomFor(answer.version, length)) file.keep(key, answer);
+    if (file.hasRoomFor(answer.version, length)) file.keep(key, answer, now);
   }
 
   set(key: RequestKey, answer: CachedAnswer): void {

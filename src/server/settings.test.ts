@@ -83,6 +83,7 @@ describe('the serve settings of the command line and the environment', () => {
     assert.equal(settings.publicUrl, undefined);
     assert.equal(settings.httpAuth, true);
     assert.equal(settings.responseCacheBytes, 16_777_216);
+    assert.equal(settings.answerFileBytes, 1_073_741_824);
     assert.equal(settings.recordCacheBytes, 4_194_304);
   });
 
@@ -96,8 +97,10 @@ describe('the serve settings of the command line and the environment', () => {
         SCOOP_PUBLIC_URL: 'https://api.example.org',
         SCOOP_HTTP_AUTH: 'off',
         SCOOP_RESPONSE_CACHE_BYTES: '0',
+        SCOOP_RESPONSE_FILE_BYTES: '65536',
       },
     );
+    assert.equal(settings.answerFileBytes, 65_536);
     assert.equal(settings.host, '0.0.0.0');
     assert.equal(settings.port, 9000);
     assert.equal(settings.namespace, 'urn:example:cms');
@@ -173,6 +176,7 @@ describe('the serve settings of the command line and the environment', () => {
     for (const bad of ['maybe', 'enabled', '2']) refused({}, { SCOOP_HTTP_AUTH: bad }, 'SCOOP_HTTP_AUTH');
     refused({}, { SCOOP_RESPONSE_CACHE_BYTES: '-1' }, 'SCOOP_RESPONSE_CACHE_BYTES');
     refused({}, { SCOOP_RESPONSE_CACHE_BYTES: '128MB' }, 'SCOOP_RESPONSE_CACHE_BYTES');
+    refused({}, { SCOOP_RESPONSE_FILE_BYTES: '-1' }, 'SCOOP_RESPONSE_FILE_BYTES');
   });
 });
 

@@ -46,14 +46,18 @@ async function send(app: AppContext, exchange: Exchange): Promise<void> {
     parts = [body];
   }
   if (responses !== undefined && length <= MAX_CACHED_ANSWER && parts.every((part) => Buffer.isBuffer(part)))
-    responses.keepInFile(key!, {
-      version: exchange.version,
-      expiresAt: exchange.answer!.expiresAt,
-      headers,
-      body: parts,
-      call,
-      conditional,
-    });
+    responses.keepInFile(
+      key!,
+      {
+        version: exchange.version,
+        expiresAt: exchange.answer!.expiresAt,
+        headers,
+        body: parts,
+        call,
+        conditional,
+      },
+      app.now(),
+    );
   closeIfDraining(app, exchange);
   if (conditional && answeredNotModified(exchange, headers)) return;
   let status = 200;
