@@ -22,6 +22,7 @@
  *   npm run bench -- --only mix                the realistic mix alone (bench/mix/: 20,000 articles, 50,000 distinct
  *                                              requests, uniform and Zipf, answer cache on and off, each store)
  *   npm run bench -- --only mix --mix-scale 0.1 --mix-requests 5000   … smaller, for a quick look
+ *   npm run bench -- --only mix --mix-warm 0   … each server's rounds on cold caches (default: 15 s of each order first)
  *   npm run bench -- --only log                what the request log costs: default settings against SCOOP_LOG_LEVEL=warn
  *   npm run bench -- --only import             `scoop import` of the realistic mix's content into fresh stores, timed
  *                                              (bench/import-speed.ts; --rounds N, default 5; --import-bundle DIR)
@@ -108,6 +109,7 @@ const { values: opts } = parseArgs({
     'mix-scale': { type: 'string', default: '1' },
     'mix-requests': { type: 'string', default: '50000' },
     'mix-rounds': { type: 'string', default: '3' },
+    'mix-warm': { type: 'string', default: '15' },
     'import-bundle': { type: 'string' },
     baseline: { type: 'string' },
     'duel-cache': { type: 'string', default: 'off' },
@@ -305,6 +307,7 @@ async function bench(): Promise<BenchReport> {
             rounds: Number(opts['mix-rounds']),
             seconds: Number(opts.seconds),
             warmupSeconds: Number(opts.warmup),
+            serverWarmSeconds: Number(opts['mix-warm']),
             connections: Number(opts.connections),
             requests: Number(opts['mix-requests']),
             scale: Number(opts['mix-scale']),

@@ -39,6 +39,12 @@ export interface MixLoad {
 }
 
 export interface MixOptions extends MixLoad {
+  /**
+   * Seconds each new server first runs each order, unmeasured, before its rounds: its caches
+   * as a server in service has them (`--mix-warm`; 0, the protocol before 2026-11-29: the
+   * rounds begin on cold caches). The curve after an import shows the cold start.
+   */
+  readonly serverWarmSeconds: number;
   /** `--store` as bench/stores.ts reads it; SQLite is always measured. */
   readonly stores: readonly string[] | undefined;
 }
@@ -99,6 +105,22 @@ export async function runMix(
             : `mix, ${storeName}, cache ${cache}: the answer pack filled ${(filledMs / 1000).toFixed(1)} s after the start; the rounds begin then (the rate while it fills: the curve after an import)`,
         );
         const sampler = new RssSampler(ours.pid, 100);
+        if (options.serverWarmSeconds > 0) {
+          for (const distribution of ['uniform', 'zipf'] as const) {
+            log(
+              `mix: ${storeName}, cache ${cache}, ${distribution}, warming for ${options.serverWarmSeconds} s`,
+            );
+            const script = mixScript(requests, drawOrder(requests.length, ORDER_LENGTH, distribution), files);
+            await timed(ours, script, files.script, {
+              ...options,
+              warmupSeconds: 0,
+              seconds: options.serverWarmSeconds,
+            });
+          }
+          notes.push(
+            `mix, ${storeName}, cache ${cache}: each order ran ${options.serverWarmSeconds} s, unmeasured, before the rounds (--mix-warm)`,
+          );
+        }
         const runs = new Map<Distribution, { ours: WrkResult[]; ceiling: WrkResult[]; gc: GcOfRun[] }>();
         for (let round = 0; round < options.rounds; round++) {
           for (const distribution of ['uniform', 'zipf'] as const) {
