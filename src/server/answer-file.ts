@@ -98,7 +98,7 @@ class Index {
   metaLength = new Uint32Array(1024);
   answerLength = new Uint32Array(1024);
   shape = new Uint32Array(1024);
-  /** keyHash of the request head, from its own hash. */
+  /** keyHash of the whole request (its head and body), from its own hash. */
   hash = new Int32Array(1024);
   /** The record kept before it under the same hash, or -1. */
   next = new Int32Array(1024);
