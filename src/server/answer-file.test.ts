@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { OPERATIONS } from '../contract/operations.ts';
 import type { Call } from '../protocol/binding.ts';
-import { AnswerFile } from './answer-file.ts';
+import { AnswerFile, keyHash, requestHead } from './answer-file.ts';
 import { cachedHead, type FileableAnswer, type RequestKey, requestKey } from './response-cache.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'scoop-answer-file-'));
@@ -111,18 +111,63 @@ test('a request that differs in anything keyed finds nothing, even under the sam
   file.close();
 });
 
-test('requests sharing a hash are all found, up to a bounded chain', () => {
+/** Two requests of equal lengths whose whole-request hashes collide (a birthday search). */
+function collidingPair(counted: number): [RequestKey, RequestKey] {
+  const seen = new Map<number, RequestKey>();
+  for (let i = 100_000; i < 1_000_000; i++) {
+    const key = soapKey(`<a>${i}</a>`, { counted });
+    const hash = keyHash(requestHead(key), key.body, counted);
+    const other = seen.get(hash);
+    if (other) return [other, key];
+    seen.set(hash, key);
+  }
+  throw new Error('no collision');
+}
+
+test('requests whose whole hash collides are told apart by the request read back', () => {
   const file = open();
-  const counted = 12345;
-  for (let i = 0; i < 10; i++)
-    file.keep(soapKey(`<a>${i}</a>`, { counted }), answer(`<answer>${i}</answer>`), 0);
-  assert.equal(file.size, 8, 'no more records under one hash than a lookup reads');
-  for (let i = 0; i < 8; i++)
-    assert.equal(
-      file.get(soapKey(`<a>${i}</a>`, { counted }), 1, 0)?.body.toString(),
-      `<answer>${i}</answer>`,
-    );
-  assert.equal(file.get(soapKey('<a>9</a>', { counted }), 1, 0), undefined);
+  const [first, second] = collidingPair(12345);
+  file.keep(first, answer('<answer>erste</answer>'), 0);
+  const lent: number[] = [];
+  const allocate = (length: number) => {
+    lent.push(length);
+    return Buffer.alloc(length);
+  };
+  assert.equal(file.get(second, 1, 0, allocate), undefined, 'the same hash and lengths, another request');
+  assert.equal(lent.length, 1, 'read, and told apart');
+  // Taken for the first's own: not kept, and never given the first's answer.
+  file.keep(second, answer('<answer>zweite</answer>'), 0);
+  assert.equal(file.size, 1);
+  assert.equal(file.get(second, 1, 0), undefined);
+  assert.equal(file.get(first, 1, 0)?.body.toString(), '<answer>erste</answer>');
+  file.close();
+});
+
+test('a request is kept once, however many times its answer is offered', () => {
+  const file = open();
+  for (let i = 0; i < 20; i++) file.keep(soapKey('<a>1</a>'), answer('<answer>eins</answer>'), 0);
+  assert.equal(file.size, 1);
+  file.close();
+});
+
+test('requests that differ only in their Authorization do not crowd each other out', () => {
+  const file = open();
+  const url = '/scoop/api/v6/public.asmx/getBereich?bereichID=1';
+  for (let i = 0; i < 20; i++)
+    file.keep(requestKey('GET', url, { authorization: `Bearer junk-${i}` }, undefined)!, answer('<x/>'), 0);
+  const real = requestKey('GET', url, {}, undefined)!;
+  file.keep(real, answer('<answer>eins</answer>'), 0);
+  assert.equal(file.get(real, 1, 0)?.body.toString(), '<answer>eins</answer>');
+  file.close();
+});
+
+test('one request kept again as each of its answers expires: a bounded walk', () => {
+  const file = open();
+  const key = soapKey('<a>1</a>');
+  for (let i = 0; i < 40; i++) file.keep(key, answer(`<answer>${i}</answer>`, { expiresAt: i + 1 }), i);
+  assert.equal(file.size, 32, 'no more records under one hash than a lookup walks');
+  assert.equal(file.get(key, 1, 31)?.body.toString(), '<answer>31</answer>');
+  assert.equal(file.get(key, 1, 32), undefined);
   file.close();
 });
 
@@ -205,15 +250,14 @@ test('only a record of the very request is read: one buffer a hit, none for anot
   file.close();
 });
 
-test('expired records leave room under their hash for the answers that follow them', () => {
+test('an expired record leaves room for the answer that follows it', () => {
   const file = open();
-  const counted = 777;
-  for (let i = 0; i < 8; i++)
-    file.keep(soapKey(`<a>${i}</a>`, { counted }), answer(`<answer>${i}</answer>`, { expiresAt: 10 }), 0);
-  file.keep(soapKey('<a>8</a>', { counted }), answer('<answer>8</answer>'), 5);
-  assert.equal(file.size, 8, 'eight live at 5');
-  file.keep(soapKey('<a>8</a>', { counted }), answer('<answer>8</answer>'), 20);
-  assert.equal(file.get(soapKey('<a>8</a>', { counted }), 1, 20)?.body.toString(), '<answer>8</answer>');
+  const key = soapKey('<a>1</a>');
+  file.keep(key, answer('<answer>alt</answer>', { expiresAt: 10 }), 0);
+  file.keep(key, answer('<answer>alt</answer>', { expiresAt: 10 }), 5);
+  assert.equal(file.size, 1, 'still live at 5');
+  file.keep(key, answer('<answer>neu</answer>'), 20);
+  assert.equal(file.get(key, 1, 20)?.body.toString(), '<answer>neu</answer>');
   file.close();
 });
 

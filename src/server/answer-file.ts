@@ -61,7 +61,7 @@ const DEFAULT_MAX_ENTRIES = 131_072;
 const MAX_SHAPES = 4096;
 /** Heads remembered parsed (most answers share theirs); emptied when full. */
 const MAX_HEADS = 4096;
-/** Live records under one request hash: a request's own hash is shared only by chance. */
+/** Live records under one whole-request hash (keyHash): one is shared only by chance. */
 const MAX_CHAIN = 8;
 /** Records walked under one hash, expired ones included. */
 const MAX_WALK = 4 * MAX_CHAIN;
@@ -70,7 +70,7 @@ const FNV_PRIME = 16777619;
 const NO_PARAMETERS: ReadonlyMap<string, readonly string[]> = new Map();
 
 /** The request as a record starts: its key's fields but the body, as JSON, then a newline. */
-function requestHead(key: RequestKey): Buffer {
+export function requestHead(key: RequestKey): Buffer {
   return Buffer.from(
     `${JSON.stringify([key.method, key.url, key.authorization, key.contentType, key.soapAction])}\n`,
     'utf8',
@@ -82,7 +82,7 @@ function requestHead(key: RequestKey): Buffer {
  * that requests a crafted collision puts under one hash still differ here, and a lookup
  * reads no record of another request.
  */
-function keyHash(head: Buffer, body: Buffer | undefined, seed: number): number {
+export function keyHash(head: Buffer, body: Buffer | undefined, seed: number): number {
   let hash = seed;
   for (let i = 0; i < head.length; i++) hash = Math.imul(hash ^ head[i]!, FNV_PRIME);
   if (body) for (let i = 0; i < body.length; i++) hash = Math.imul(hash ^ body[i]!, FNV_PRIME);
@@ -127,7 +127,10 @@ export class AnswerFile implements AnswerTier {
   private version = -1;
   private written = 0;
   private readonly index = new Index();
-  /** The newest record by its request's hash (RequestKey.counted). */
+  /**
+   * The newest record by its whole request's hash (keyHash), not RequestKey.counted: that is
+   * a GET's URL alone, which every Authorization sent with it shares.
+   */
   private readonly newest = new Map<number, number>();
   private readonly shapes: Shape[] = [];
   private readonly shapeIds = new Map<string, number>();
@@ -177,11 +180,11 @@ export class AnswerFile implements AnswerTier {
       this.empty(version);
       return undefined;
     }
-    let slot = this.newest.get(key.counted);
-    if (slot === undefined) return undefined;
     try {
       const head = requestHead(key);
       const hash = keyHash(head, key.body, key.counted);
+      let slot = this.newest.get(hash);
+      if (slot === undefined) return undefined;
       const bodyLength = key.body?.length ?? 0;
       const { index } = this;
       for (let walked = 0; slot !== -1 && walked < MAX_WALK; walked++, slot = index.next[slot]!) {
@@ -202,8 +205,9 @@ export class AnswerFile implements AnswerTier {
   }
 
   /**
-   * Keeps `answer` to `key` when there is room (hasRoomFor) and its request's hash holds
-   * fewer than MAX_CHAIN records live at `now`.
+   * Keeps `answer` to `key` when there is room (hasRoomFor), its request's hash holds fewer
+   * than MAX_CHAIN records live at `now`, and none of them is already this request's (many
+   * connections missing the same answer at once would each keep it).
    */
   keep(key: RequestKey, answer: FileableAnswer, now: number): void {
     try {
@@ -215,11 +219,12 @@ export class AnswerFile implements AnswerTier {
 
   private keepNow(key: RequestKey, answer: FileableAnswer, now: number): void {
     if (!this.hasRoomFor(answer.version, 0)) return;
-    const chainHead = this.newest.get(key.counted) ?? -1;
-    if (this.liveChain(chainHead, now) >= MAX_CHAIN) return;
+    const head = requestHead(key);
+    const hash = keyHash(head, key.body, key.counted);
+    const chainHead = this.newest.get(hash) ?? -1;
+    if (!this.roomInChain(chainHead, now, hash, head.length, key.body?.length ?? 0)) return;
     const shape = this.shapeOf(answer.call, answer.conditional);
     if (shape === undefined) return;
-    const head = requestHead(key);
     const meta = Buffer.from(
       JSON.stringify([Object.entries(answer.headers).flat(), answer.call.token ?? null]),
       'utf8',
@@ -246,9 +251,9 @@ export class AnswerFile implements AnswerTier {
     index.metaLength[slot] = meta.length;
     index.answerLength[slot] = length - head.length - (key.body?.length ?? 0) - meta.length;
     index.shape[slot] = shape;
-    index.hash[slot] = keyHash(head, key.body, key.counted);
+    index.hash[slot] = hash;
     index.next[slot] = chainHead;
-    this.newest.set(key.counted, slot);
+    this.newest.set(hash, slot);
     this.written += length;
   }
 
@@ -306,14 +311,34 @@ export class AnswerFile implements AnswerTier {
     return id;
   }
 
-  /** Records under one hash from `slot` not expired at `now` (at most MAX_CHAIN, MAX_WALK walked). */
-  private liveChain(slot: number, now: number): number {
+  /**
+   * Whether the chain from `slot` has room for one more record: fewer than MAX_WALK records,
+   * fewer than MAX_CHAIN of them live at `now`, and none live with this request's hash and
+   * lengths (taken for this request's own: a true collision is then not kept, and its
+   * lookup, which compares the request read back, finds nothing).
+   */
+  private roomInChain(
+    slot: number,
+    now: number,
+    hash: number,
+    headLength: number,
+    bodyLength: number,
+  ): boolean {
+    const { index } = this;
     let live = 0;
-    for (let walked = 0; slot !== -1 && walked < MAX_WALK && live < MAX_CHAIN; walked++) {
-      if (now < this.index.expiresAt[slot]!) live++;
-      slot = this.index.next[slot]!;
+    let walked = 0;
+    for (; slot !== -1; walked++, slot = index.next[slot]!) {
+      if (walked === MAX_WALK) return false;
+      if (now >= index.expiresAt[slot]!) continue;
+      if (++live >= MAX_CHAIN) return false;
+      if (
+        index.hash[slot] === hash &&
+        index.headLength[slot] === headLength &&
+        index.bodyLength[slot] === bodyLength
+      )
+        return false;
     }
-    return live;
+    return walked < MAX_WALK;
   }
 
   private empty(version: number): void {
