@@ -29,6 +29,7 @@ import {
   type Answer,
   eventually,
   getFresh,
+  type LogLine,
   listeningUrl,
   type ServeProcess,
   serveProcesses,
@@ -115,6 +116,21 @@ function runScoop(args: readonly string[], env: Readonly<Record<string, string>>
       code === 0 ? resolve() : reject(new Error(`scoop ${args.join(' ')} exited ${code}: ${stderr}`)),
     );
   });
+}
+
+/** The listening line, or a refusal as soon as the process says a port was taken. */
+async function listeningOrPortTaken(serve: ServeProcess, workers: number): Promise<LogLine> {
+  const listening = listeningUrl(serve, workers);
+  // Left waiting when the port was taken: its own timeout must not surface as unhandled.
+  listening.catch(() => undefined);
+  for (;;) {
+    const line = await Promise.race([
+      listening,
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 50)),
+    ]);
+    if (line) return line;
+    if (serve.stderr().includes('EADDRINUSE')) throw new Error(`a port was taken: ${serve.stderr()}`);
+  }
 }
 
 function freePort(): Promise<number> {
@@ -333,21 +349,33 @@ function deployment(database: TestDatabase): void {
       // Both instances at once, as `systemctl enable --now scoop@a scoop@b` starts them.
       const serveArgs = unitCommand('scoop@.service', 'ExecStart');
       assert.equal(serveArgs[0], 'serve');
+      const workers = Number(shared.SCOOP_WORKERS);
       const instance = async (name: 'a' | 'b') => {
         const own: Record<string, string> = { ...envFile(`scoop-${name}.env`) };
         assert.ok(own.SCOOP_PORT && own.SCOOP_ADMIN_PORT, `scoop-${name}.env sets both ports`);
-        own.SCOOP_PORT = String(await freePort());
-        own.SCOOP_ADMIN_PORT = String(await freePort());
-        return serves.start(
-          serveArgs.slice(1),
-          unitEnvironment([shared, { SCOOP_DB: store.db }, own], database),
-        );
+        for (let attempt = 1; ; attempt++) {
+          own.SCOOP_PORT = String(await freePort());
+          own.SCOOP_ADMIN_PORT = String(await freePort());
+          const serve = serves.start(
+            serveArgs.slice(1),
+            unitEnvironment([shared, { SCOOP_DB: store.db }, own], database),
+          );
+          try {
+            return { serve, line: await listeningOrPortTaken(serve, workers) };
+          } catch (error) {
+            // Another test may take a port between freePort and the bind (seen in a full
+            // run): only that is tried again, with other ports.
+            if (attempt === 3 || !serve.stderr().includes('EADDRINUSE')) throw error;
+            serve.child.kill('SIGKILL');
+            await serve.exited;
+          }
+        }
       };
       // serveProcesses lays the test's own environment beneath (a SCOOP_ variable exported in
       // the shell that the env files leave unset would reach the instances too).
-      [a, b] = [await instance('a'), await instance('b')];
-      const workers = Number(shared.SCOOP_WORKERS);
-      const [lineA, lineB] = await Promise.all([listeningUrl(a, workers), listeningUrl(b, workers)]);
+      const [startedA, startedB] = await Promise.all([instance('a'), instance('b')]);
+      [a, b] = [startedA.serve, startedB.serve];
+      const [lineA, lineB] = [startedA.line, startedB.line];
       for (const line of [lineA, lineB]) {
         const ready = await getFresh(`${String(line.admin)}/readyz`);
         assert.equal(ready.status, 200, ready.body);
