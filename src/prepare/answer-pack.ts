@@ -23,6 +23,7 @@
  */
 import { closeSync, ftruncateSync, readSync, writeSync } from 'node:fs';
 import type { AnswerChanges, VersionMark } from '../store/answer-changes.ts';
+import { grown } from '../support/typed-arrays.ts';
 import { openUnlinkedFile } from '../support/unlinked-file.ts';
 import type { BodyPart, Layout } from '../xml/writer.ts';
 import { splitFragment } from './fragment.ts';
@@ -75,14 +76,10 @@ class Slots {
 
   private grow(): void {
     const size = this.at.length * 2;
-    const wider = <T extends Float64Array | Uint32Array>(from: T, to: T): T => {
-      to.set(from);
-      return to;
-    };
-    this.at = wider(this.at, new Float64Array(size));
-    this.length = wider(this.length, new Uint32Array(size));
-    this.visibleFrom = wider(this.visibleFrom, new Float64Array(size));
-    this.visibleUntil = wider(this.visibleUntil, new Float64Array(size));
+    this.at = grown(this.at, size);
+    this.length = grown(this.length, size);
+    this.visibleFrom = grown(this.visibleFrom, size);
+    this.visibleUntil = grown(this.visibleUntil, size);
   }
 }
 

@@ -27,8 +27,15 @@
  */
 import { closeSync, readSync, writevSync } from 'node:fs';
 import type { Call } from '../protocol/binding.ts';
+import { grown } from '../support/typed-arrays.ts';
 import { openUnlinkedFile } from '../support/unlinked-file.ts';
-import type { AnswerTier, CachedAnswer, FileableAnswer, RequestKey } from './response-cache.ts';
+import {
+  type AnswerTier,
+  type CachedAnswer,
+  type FileableAnswer,
+  headList,
+  type RequestKey,
+} from './response-cache.ts';
 
 export interface AnswerFileOptions {
   /** The folder the file is made in (it is unlinked at once). */
@@ -51,7 +58,7 @@ interface Shape {
 /** An answer's head as its record holds it, parsed. */
 interface Head {
   readonly headers: Readonly<Record<string, string>>;
-  /** The head list but the length and the request id (cachedHead's). */
+  /** The headers as a flat name/value list (headList's). */
   readonly pairs: readonly string[];
   readonly token: string | undefined;
 }
@@ -106,19 +113,15 @@ class Index {
 
   grow(): void {
     const size = this.at.length * 2;
-    const wider = <T extends Float64Array | Uint32Array | Int32Array>(from: T, to: T): T => {
-      to.set(from);
-      return to;
-    };
-    this.at = wider(this.at, new Float64Array(size));
-    this.expiresAt = wider(this.expiresAt, new Float64Array(size));
-    this.headLength = wider(this.headLength, new Uint32Array(size));
-    this.bodyLength = wider(this.bodyLength, new Uint32Array(size));
-    this.metaLength = wider(this.metaLength, new Uint32Array(size));
-    this.answerLength = wider(this.answerLength, new Uint32Array(size));
-    this.shape = wider(this.shape, new Uint32Array(size));
-    this.hash = wider(this.hash, new Int32Array(size));
-    this.next = wider(this.next, new Int32Array(size));
+    this.at = grown(this.at, size);
+    this.expiresAt = grown(this.expiresAt, size);
+    this.headLength = grown(this.headLength, size);
+    this.bodyLength = grown(this.bodyLength, size);
+    this.metaLength = grown(this.metaLength, size);
+    this.answerLength = grown(this.answerLength, size);
+    this.shape = grown(this.shape, size);
+    this.hash = grown(this.hash, size);
+    this.next = grown(this.next, size);
   }
 }
 
@@ -218,11 +221,15 @@ export class AnswerFile implements AnswerTier {
   }
 
   private keepNow(key: RequestKey, answer: FileableAnswer, now: number): void {
-    if (!this.hasRoomFor(answer.version, 0)) return;
+    const bodyLength = key.body?.length ?? 0;
+    let answerLength = 0;
+    for (const part of answer.body) answerLength += part.length;
+    // Room for all but the answer's head, before any of the work below.
+    if (!this.hasRoomFor(answer.version, bodyLength + answerLength)) return;
     const head = requestHead(key);
     const hash = keyHash(head, key.body, key.counted);
     const chainHead = this.newest.get(hash) ?? -1;
-    if (!this.roomInChain(chainHead, now, hash, head.length, key.body?.length ?? 0)) return;
+    if (!this.roomInChain(chainHead, now, hash, head.length, bodyLength)) return;
     const shape = this.shapeOf(answer.call, answer.conditional);
     if (shape === undefined) return;
     const meta = Buffer.from(
@@ -230,8 +237,7 @@ export class AnswerFile implements AnswerTier {
       'utf8',
     );
     const pieces = [head, ...(key.body ? [key.body] : []), meta, ...answer.body];
-    let length = 0;
-    for (const piece of pieces) length += piece.length;
+    const length = head.length + bodyLength + meta.length + answerLength;
     if (!this.hasRoomFor(answer.version, length)) return;
     const at = this.written;
     let done = 0;
@@ -247,9 +253,9 @@ export class AnswerFile implements AnswerTier {
     index.at[slot] = at;
     index.expiresAt[slot] = answer.expiresAt;
     index.headLength[slot] = head.length;
-    index.bodyLength[slot] = key.body?.length ?? 0;
+    index.bodyLength[slot] = bodyLength;
     index.metaLength[slot] = meta.length;
-    index.answerLength[slot] = length - head.length - (key.body?.length ?? 0) - meta.length;
+    index.answerLength[slot] = answerLength;
     index.shape[slot] = shape;
     index.hash[slot] = hash;
     index.next[slot] = chainHead;
@@ -278,7 +284,7 @@ export class AnswerFile implements AnswerTier {
       expiresAt: this.index.expiresAt[slot]!,
       headers,
       body,
-      head: [...pairs, 'content-length', String(body.length), 'x-request-id', ''],
+      head: headList(pairs, body.length),
       call: token === undefined ? shape.call : { ...shape.call, token },
       conditional: shape.conditional,
     };

@@ -46,13 +46,21 @@ export interface AnswerTier {
     now: number,
     allocate?: (length: number) => Buffer,
   ): CachedAnswer | undefined;
-  hasRoomFor(version: number, bodyBytes: number): boolean;
+  /** Keeps the answer when the tier has room for it; never throws. */
   keep(key: RequestKey, answer: FileableAnswer, now: number): void;
 }
 
 /** The head list of a cached answer: a flat list is node's cheapest writeHead input. */
 export function cachedHead(headers: Readonly<Record<string, string>>, bodyLength: number): string[] {
-  return [...Object.entries(headers).flat(), 'content-length', String(bodyLength), 'x-request-id', ''];
+  return headList(Object.entries(headers).flat(), bodyLength);
+}
+
+/**
+ * The head list from the headers as a flat name/value list: then content-length, and an
+ * `x-request-id` whose value each answer fills in (answerHead).
+ */
+export function headList(pairs: readonly string[], bodyLength: number): string[] {
+  return [...pairs, 'content-length', String(bodyLength), 'x-request-id', ''];
 }
 
 /** The cached head with this request's id in its last slot. */
@@ -296,11 +304,7 @@ export class ResponseCache {
    * and the file has room. `body` is the answer's parts, all at hand.
    */
   keepInFile(key: RequestKey, answer: FileableAnswer, now: number): void {
-    const { file } = this;
-    if (file === undefined || this.asked.estimate(key.counted) < 2) return;
-    let length = 0;
-    for (const part of answer.body) length += part.length;
-    if (file.hasRoomFor(answer.version, length)) file.keep(key, answer, now);
+    if (this.file !== undefined && this.asked.estimate(key.counted) >= 2) this.file.keep(key, answer, now);
   }
 
   set(key: RequestKey, answer: CachedAnswer): void {
