@@ -198,20 +198,79 @@ test('an answer is not sent once it has expired', () => {
   file.close();
 });
 
-test('the file and the index keep within their bounds, until the next version', () => {
-  const small = open({ maxBytes: 300 });
-  for (let i = 0; i < 20; i++) small.keep(soapKey(`<a>${i}</a>`), answer('x'.repeat(50)), 0);
-  assert.ok(small.bytes <= 300 && small.size > 0, `${small.bytes} bytes`);
-  assert.ok(!small.hasRoomFor(1, 200));
+test('a full file gives up its oldest records for the newest, within its bounds', () => {
+  const small = open({ maxBytes: 1000 });
+  for (let i = 0; i < 40; i++)
+    small.keep(soapKey(`<a>${i}</a>`), answer(`<answer>${'x'.repeat(i % 7)}${i}</answer>`), 0);
+  assert.ok(small.bytes <= 1000 && small.size > 1, `${small.size} records, ${small.bytes} bytes`);
+  const kept = (i: number) => small.get(soapKey(`<a>${i}</a>`), 1, 0)?.body.toString();
+  for (let i = 0; i < 40; i++) {
+    const newest = i >= 40 - small.size;
+    assert.equal(kept(i), newest ? `<answer>${'x'.repeat(i % 7)}${i}</answer>` : undefined, `record ${i}`);
+  }
   assert.equal(small.get(soapKey('<a>new</a>'), 2, 0), undefined);
-  small.keep(soapKey('<a>new</a>'), answer('y'.repeat(50), { version: 2 }), 0);
-  assert.equal(small.size, 1, 'room again in the next version');
+  assert.equal(small.size, 0, 'emptied for the next version');
   small.close();
   const few = open({ maxEntries: 3 });
-  for (let i = 0; i < 20; i++) few.keep(soapKey(`<a>${i}</a>`), answer('x'), 0);
+  for (let i = 0; i < 20; i++) few.keep(soapKey(`<a>${i}</a>`), answer(`${i}`), 0);
   assert.equal(few.size, 3);
-  assert.equal(few.get(soapKey('<a>3</a>'), 1, 0), undefined);
+  assert.equal(few.get(soapKey('<a>16</a>'), 1, 0), undefined);
+  for (const i of [17, 18, 19]) assert.equal(few.get(soapKey(`<a>${i}</a>`), 1, 0)?.body.toString(), `${i}`);
   few.close();
+});
+
+test('records of any size, kept round the file many times, are found whole or not at all', () => {
+  // A small file, so that records wrap past its end again and again, each placed where the
+  // oldest were; the index starts small and grows while records are given up (its slots move).
+  const file = open({ maxBytes: 400 * 1024, maxEntries: 5000 });
+  let seed = 1;
+  const random = (n: number) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed % n;
+  };
+  const bodies = new Map<number, string>();
+  for (let i = 0; i < 4000; i++) {
+    const size = i < 600 ? random(8000) : random(40);
+    const body = `<b${i}>${String.fromCharCode(97 + (i % 26)).repeat(size)}</b${i}>`;
+    bodies.set(i, body);
+    file.keep(soapKey(`<a>${i}</a>`), answer(body), 0);
+    assert.ok(file.bytes <= 400 * 1024);
+    if (i % 97 === 0 || i > 3990) {
+      // The newest `size` records are the ones kept, each with its own bytes.
+      for (let j = 0; j <= i; j++) {
+        const found = file.get(soapKey(`<a>${j}</a>`), 1, 0)?.body.toString();
+        assert.equal(found, j > i - file.size ? bodies.get(j) : undefined, `record ${j} after ${i}`);
+      }
+    }
+  }
+  assert.ok(file.size > 1024, `${file.size} records: the index grew past its first capacity`);
+  file.close();
+});
+
+test('a full file keeps an answer only in place of records asked for less often, or expired', () => {
+  const file = open({ maxEntries: 2 });
+  const asked = new Map<number, number>();
+  const estimate = (counted: number) => asked.get(counted) ?? 0;
+  const a = soapKey('<a>a</a>');
+  const b = soapKey('<a>b</a>');
+  const c = soapKey('<a>c</a>');
+  asked.set(a.counted, 5);
+  asked.set(b.counted, 1);
+  asked.set(c.counted, 3);
+  file.keep(a, answer('<answer>a</answer>'), 0, estimate);
+  file.keep(b, answer('<answer>b</answer>', { expiresAt: 100 }), 0, estimate);
+  file.keep(c, answer('<answer>c</answer>'), 0, estimate);
+  assert.ok(file.get(a, 1, 0) && file.get(b, 1, 0), 'a, the oldest, is asked for more often than c');
+  assert.equal(file.get(c, 1, 0), undefined);
+  asked.set(c.counted, 6);
+  file.keep(c, answer('<answer>c</answer>'), 0, estimate);
+  assert.equal(file.get(a, 1, 0), undefined, 'given up for c');
+  assert.ok(file.get(b, 1, 0) && file.get(c, 1, 0));
+  const d = soapKey('<a>d</a>');
+  file.keep(d, answer('<answer>d</answer>'), 100, estimate);
+  assert.equal(file.get(b, 1, 0), undefined, 'b had expired: given up for d, asked for less');
+  assert.ok(file.get(d, 1, 100) && file.get(c, 1, 100));
+  file.close();
 });
 
 test('each answer keeps its own token and headers, however many there are', () => {
@@ -277,7 +336,6 @@ test('the file is gone from its folder at once, and one that fails closes the ti
   assert.equal(errors.length, 1);
   file.keep(key, answer('<answer>eins</answer>'), 0);
   assert.equal(file.size, 0);
-  assert.ok(!file.hasRoomFor(1, 1));
   file.close();
 });
 

@@ -16,18 +16,19 @@
  * for. The call's operation, binding and route, which a client cannot vary, are kept once
  * for all the answers that share them.
  *
- * Like the answer pack, the file holds one content version and only grows: a lookup for any
- * other version empties it (a store restored from a backup may bring a version number back
- * with other content, so not only a newer one), an answer of another version is not kept,
- * and once `maxBytes` of file or `maxEntries` records are used, nothing more is kept until
- * the version changes. Requests that differ only in what the answer does not depend on (an
- * Authorization header sent to a public operation) can fill it sooner; that only stops the
- * keeping, within the bounds. A file that cannot be written or read closes the tier
- * (`onError`), and every lookup misses from then on.
+ * The file holds one content version, like the answer pack: a lookup for any other version
+ * empties it (a store restored from a backup may bring a version number back with other
+ * content, so not only a newer one), and an answer of another version is not kept. Once
+ * `maxBytes` of file or `maxEntries` records are used, a new record takes the place of the
+ * oldest, round the file as a ring, when its request was asked for more often than theirs
+ * (`keep`); so the file follows the traffic instead of keeping whatever filled it first.
+ * Requests that differ only in what the answer does not depend on (an Authorization header
+ * sent to a public operation) are counted as one by that estimate and kept as many, within
+ * the bounds. A file that cannot be written or read closes the tier (`onError`), and every
+ * lookup misses from then on.
  */
 import { closeSync, readSync, writevSync } from 'node:fs';
 import type { Call } from '../protocol/binding.ts';
-import { grown } from '../support/typed-arrays.ts';
 import { openUnlinkedFile } from '../support/unlinked-file.ts';
 import {
   type AnswerTier,
@@ -64,6 +65,10 @@ interface Head {
 }
 
 const DEFAULT_MAX_ENTRIES = 131_072;
+/** Slots of a new index; it doubles up to maxEntries as records come. */
+const INITIAL_CAPACITY = 1024;
+/** Records one answer may take the place of: a keep's work is bounded. */
+const MAX_GIVEN_UP = 256;
 /** Shapes kept at most: more than the contract's operations × bindings × routes. */
 const MAX_SHAPES = 4096;
 /** Heads remembered parsed (most answers share theirs); emptied when full. */
@@ -96,43 +101,86 @@ export function keyHash(head: Buffer, body: Buffer | undefined, seed: number): n
   return hash | 0;
 }
 
+/**
+ * The records, oldest first, in a ring of slots: the record numbered `seq` (counted from the
+ * file's emptying) is in slot `seq % capacity`. Typed arrays, not an object a record.
+ */
 class Index {
-  at = new Float64Array(1024);
-  expiresAt = new Float64Array(1024);
+  capacity: number;
+  at: Float64Array;
+  expiresAt: Float64Array;
   /** Lengths of the record's request head, request body, answer head and answer body. */
-  headLength = new Uint32Array(1024);
-  bodyLength = new Uint32Array(1024);
-  metaLength = new Uint32Array(1024);
-  answerLength = new Uint32Array(1024);
-  shape = new Uint32Array(1024);
+  headLength: Uint32Array;
+  bodyLength: Uint32Array;
+  metaLength: Uint32Array;
+  answerLength: Uint32Array;
+  shape: Uint32Array;
   /** keyHash of the whole request (its head and body), from its own hash. */
-  hash = new Int32Array(1024);
-  /** The record kept before it under the same hash, or -1. */
-  next = new Int32Array(1024);
-  used = 0;
+  hash: Int32Array;
+  /** RequestKey.counted: how the frequency sketch knows the request (keep's `asked`). */
+  counted: Int32Array;
+  /** The seq of the record kept before it under the same hash (gone once below the oldest's), or -1. */
+  next: Float64Array;
 
-  grow(): void {
-    const size = this.at.length * 2;
-    this.at = grown(this.at, size);
-    this.expiresAt = grown(this.expiresAt, size);
-    this.headLength = grown(this.headLength, size);
-    this.bodyLength = grown(this.bodyLength, size);
-    this.metaLength = grown(this.metaLength, size);
-    this.answerLength = grown(this.answerLength, size);
-    this.shape = grown(this.shape, size);
-    this.hash = grown(this.hash, size);
-    this.next = grown(this.next, size);
+  constructor(capacity: number) {
+    this.capacity = capacity;
+    this.at = new Float64Array(capacity);
+    this.expiresAt = new Float64Array(capacity);
+    this.headLength = new Uint32Array(capacity);
+    this.bodyLength = new Uint32Array(capacity);
+    this.metaLength = new Uint32Array(capacity);
+    this.answerLength = new Uint32Array(capacity);
+    this.shape = new Uint32Array(capacity);
+    this.hash = new Int32Array(capacity);
+    this.counted = new Int32Array(capacity);
+    this.next = new Float64Array(capacity);
+  }
+
+  slot(seq: number): number {
+    return seq % this.capacity;
+  }
+
+  length(slot: number): number {
+    return (
+      this.headLength[slot]! + this.bodyLength[slot]! + this.metaLength[slot]! + this.answerLength[slot]!
+    );
+  }
+
+  /** A larger ring holding the records from `oldest` up to `end` (their slots move with the capacity). */
+  grown(capacity: number, oldest: number, end: number): Index {
+    const to = new Index(capacity);
+    for (let seq = oldest; seq < end; seq++) {
+      const from = this.slot(seq);
+      const slot = to.slot(seq);
+      to.at[slot] = this.at[from]!;
+      to.expiresAt[slot] = this.expiresAt[from]!;
+      to.headLength[slot] = this.headLength[from]!;
+      to.bodyLength[slot] = this.bodyLength[from]!;
+      to.metaLength[slot] = this.metaLength[from]!;
+      to.answerLength[slot] = this.answerLength[from]!;
+      to.shape[slot] = this.shape[from]!;
+      to.hash[slot] = this.hash[from]!;
+      to.counted[slot] = this.counted[from]!;
+      to.next[slot] = this.next[from]!;
+    }
+    return to;
   }
 }
 
 export class AnswerFile implements AnswerTier {
   private fd: number | undefined;
   private version = -1;
-  private written = 0;
-  private readonly index = new Index();
+  private index = new Index(INITIAL_CAPACITY);
+  /** The seq of the oldest record kept, and the next record's. */
+  private oldest = 0;
+  private end = 0;
+  /** Where the next record goes unless it must wrap to the file's start. */
+  private writeAt = 0;
+  /** Bytes of the records kept. */
+  private liveBytes = 0;
   /**
-   * The newest record by its whole request's hash (keyHash), not RequestKey.counted: that is
-   * a GET's URL alone, which every Authorization sent with it shares.
+   * The seq of the newest record by its whole request's hash (keyHash), not
+   * RequestKey.counted: that is a GET's URL alone, which every Authorization sent with it shares.
    */
   private readonly newest = new Map<number, number>();
   private readonly shapes: Shape[] = [];
@@ -145,7 +193,7 @@ export class AnswerFile implements AnswerTier {
     private readonly options: AnswerFileOptions,
   ) {
     this.fd = fd;
-    this.maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
+    this.maxEntries = Math.max(1, options.maxEntries ?? DEFAULT_MAX_ENTRIES);
   }
 
   static open(options: AnswerFileOptions): AnswerFile {
@@ -154,18 +202,12 @@ export class AnswerFile implements AnswerTier {
 
   /** Records kept. */
   get size(): number {
-    return this.index.used;
+    return this.end - this.oldest;
   }
 
-  /** Bytes of the file in use. */
+  /** Bytes of the file the records kept take. */
   get bytes(): number {
-    return this.written;
-  }
-
-  /** Whether an answer of `bodyBytes` for `version` would be kept now. */
-  hasRoomFor(version: number, bodyBytes: number): boolean {
-    if (this.fd === undefined || version !== this.version) return false;
-    return this.index.used < this.maxEntries && this.written + bodyBytes <= this.options.maxBytes;
+    return this.liveBytes;
   }
 
   /**
@@ -186,11 +228,13 @@ export class AnswerFile implements AnswerTier {
     try {
       const head = requestHead(key);
       const hash = keyHash(head, key.body, key.counted);
-      let slot = this.newest.get(hash);
-      if (slot === undefined) return undefined;
+      let seq = this.newest.get(hash);
+      if (seq === undefined) return undefined;
       const bodyLength = key.body?.length ?? 0;
       const { index } = this;
-      for (let walked = 0; slot !== -1 && walked < MAX_WALK; walked++, slot = index.next[slot]!) {
+      for (let walked = 0; seq >= this.oldest && walked < MAX_WALK; walked++) {
+        const slot = index.slot(seq);
+        seq = index.next[slot]!;
         if (index.hash[slot] !== hash || index.headLength[slot] !== head.length) continue;
         if (index.bodyLength[slot] !== bodyLength || now >= index.expiresAt[slot]!) continue;
         const metaAt = head.length + bodyLength;
@@ -208,24 +252,34 @@ export class AnswerFile implements AnswerTier {
   }
 
   /**
-   * Keeps `answer` to `key` when there is room (hasRoomFor), its request's hash holds fewer
-   * than MAX_CHAIN records live at `now`, and none of them is already this request's (many
-   * connections missing the same answer at once would each keep it).
+   * Keeps `answer` to `key`, in place of the oldest records when the file or the index is
+   * full, unless its request's hash holds MAX_CHAIN records live at `now` or one of them is
+   * already this request's (many connections missing the same answer at once would each
+   * keep it). `asked` tells how often a request was asked for lately (the frequency sketch,
+   * by RequestKey.counted): an answer takes the place of records only when its request was
+   * asked for more often than each of theirs, or they have expired (TinyLFU's admission,
+   * as the memory tier's: response-cache.ts `admits`). Without it, the oldest always go.
    */
-  keep(key: RequestKey, answer: FileableAnswer, now: number): void {
+  keep(key: RequestKey, answer: FileableAnswer, now: number, asked?: (counted: number) => number): void {
     try {
-      this.keepNow(key, answer, now);
+      this.keepNow(key, answer, now, asked);
     } catch (error) {
       this.fail(error);
     }
   }
 
-  private keepNow(key: RequestKey, answer: FileableAnswer, now: number): void {
+  private keepNow(
+    key: RequestKey,
+    answer: FileableAnswer,
+    now: number,
+    asked: ((counted: number) => number) | undefined,
+  ): void {
+    if (this.fd === undefined || answer.version !== this.version) return;
     const bodyLength = key.body?.length ?? 0;
     let answerLength = 0;
     for (const part of answer.body) answerLength += part.length;
-    // Room for all but the answer's head, before any of the work below.
-    if (!this.hasRoomFor(answer.version, bodyLength + answerLength)) return;
+    // Too large for the file whatever it gave up, before any of the work below.
+    if (bodyLength + answerLength > this.options.maxBytes) return;
     const head = requestHead(key);
     const hash = keyHash(head, key.body, key.counted);
     const chainHead = this.newest.get(hash) ?? -1;
@@ -236,10 +290,10 @@ export class AnswerFile implements AnswerTier {
       JSON.stringify([Object.entries(answer.headers).flat(), answer.call.token ?? null]),
       'utf8',
     );
-    const pieces = [head, ...(key.body ? [key.body] : []), meta, ...answer.body];
     const length = head.length + bodyLength + meta.length + answerLength;
-    if (!this.hasRoomFor(answer.version, length)) return;
-    const at = this.written;
+    const at = this.place(length, now, asked?.(key.counted), asked);
+    if (at === undefined) return;
+    const pieces = [head, ...(key.body ? [key.body] : []), meta, ...answer.body];
     let done = 0;
     // writev may take less than everything (a full disk); what it took is not used.
     while (done < length) {
@@ -247,9 +301,15 @@ export class AnswerFile implements AnswerTier {
       if (wrote <= 0) throw new Error(`answer cache file: wrote ${wrote} bytes`);
       done += wrote;
     }
+    if (this.end - this.oldest === this.index.capacity)
+      this.index = this.index.grown(
+        Math.min(this.maxEntries, 2 * this.index.capacity),
+        this.oldest,
+        this.end,
+      );
     const { index } = this;
-    if (index.used === index.at.length) index.grow();
-    const slot = index.used++;
+    const seq = this.end++;
+    const slot = index.slot(seq);
     index.at[slot] = at;
     index.expiresAt[slot] = answer.expiresAt;
     index.headLength[slot] = head.length;
@@ -258,9 +318,57 @@ export class AnswerFile implements AnswerTier {
     index.answerLength[slot] = answerLength;
     index.shape[slot] = shape;
     index.hash[slot] = hash;
+    index.counted[slot] = key.counted;
     index.next[slot] = chainHead;
-    this.newest.set(hash, slot);
-    this.written += length;
+    this.newest.set(hash, seq);
+    this.writeAt = at + length;
+    this.liveBytes += length;
+  }
+
+  /**
+   * Where a record of `length` bytes goes: after the newest record, or at the file's start
+   * when it would end past maxBytes; the oldest records whose bytes it needs, or whose slot,
+   * are given up first. Undefined, giving up nothing, when one of them is worth more than
+   * the record (`worth` its request's estimate, `asked` theirs) or too many would go.
+   */
+  private place(
+    length: number,
+    now: number,
+    worth: number | undefined,
+    asked: ((counted: number) => number) | undefined,
+  ): number | undefined {
+    const { maxBytes } = this.options;
+    const at = this.writeAt + length <= maxBytes ? this.writeAt : 0;
+    const { index } = this;
+    // First only count what must go, and whether it may.
+    let oldest = this.oldest;
+    for (; oldest < this.end; oldest++) {
+      const slot = index.slot(oldest);
+      const start = index.at[slot]!;
+      const entries = this.end - oldest;
+      // The records kept lie from the oldest's start on to writeAt, wrapping past the end of
+      // the file when the oldest lies at or after writeAt.
+      const free =
+        start < this.writeAt
+          ? at === this.writeAt || length <= start
+          : at === this.writeAt && at + length <= start;
+      if (free && entries < this.maxEntries) break;
+      if (oldest - this.oldest === MAX_GIVEN_UP) return undefined;
+      if (worth !== undefined && now < index.expiresAt[slot]! && asked!(index.counted[slot]!) >= worth)
+        return undefined;
+    }
+    while (this.oldest < oldest) this.dropOldest();
+    return at;
+  }
+
+  /** Gives up the oldest record: its bytes and its slot are the next records'. */
+  private dropOldest(): void {
+    const { index } = this;
+    const seq = this.oldest++;
+    const slot = index.slot(seq);
+    // Older records under its hash went before it: it was its chain's last.
+    if (this.newest.get(index.hash[slot]!) === seq) this.newest.delete(index.hash[slot]!);
+    this.liveBytes -= index.length(slot);
   }
 
   close(): void {
@@ -268,7 +376,8 @@ export class AnswerFile implements AnswerTier {
     const fd = this.fd;
     this.fd = undefined;
     this.newest.clear();
-    this.index.used = 0;
+    this.oldest = this.end;
+    this.liveBytes = 0;
     try {
       closeSync(fd);
     } catch {
@@ -324,7 +433,7 @@ export class AnswerFile implements AnswerTier {
    * lookup, which compares the request read back, finds nothing).
    */
   private roomInChain(
-    slot: number,
+    seq: number,
     now: number,
     hash: number,
     headLength: number,
@@ -333,8 +442,10 @@ export class AnswerFile implements AnswerTier {
     const { index } = this;
     let live = 0;
     let walked = 0;
-    for (; slot !== -1; walked++, slot = index.next[slot]!) {
+    for (; seq >= this.oldest; walked++) {
       if (walked === MAX_WALK) return false;
+      const slot = index.slot(seq);
+      seq = index.next[slot]!;
       if (now >= index.expiresAt[slot]!) continue;
       if (++live >= MAX_CHAIN) return false;
       if (
@@ -349,8 +460,9 @@ export class AnswerFile implements AnswerTier {
 
   private empty(version: number): void {
     this.version = version;
-    this.written = 0;
-    this.index.used = 0;
+    this.oldest = this.end = 0;
+    this.writeAt = 0;
+    this.liveBytes = 0;
     this.newest.clear();
     this.shapes.length = 0;
     this.shapeIds.clear();

@@ -233,3 +233,31 @@ test('with a file tier: an answer asked for before is kept there, and found once
   file.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+test('an answer found in the file is offered to memory, as its own copy, when memory admits it', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'scoop-rc-file-'));
+  const file = AnswerFile.open({ dir, maxBytes: 1 << 20 });
+  const memory: string[] = [];
+  const cache = new ResponseCache(1 << 20, { lookup: (result) => memory.push(result) }, file);
+  const { head: _head, ...kept } = answer(1, 10);
+  const toFile = { ...kept, body: [Buffer.from('0123456789')] };
+  cache.get(key('a'), 1, 0);
+  cache.get(key('a'), 1, 0);
+  cache.keepInFile(key('a'), toFile, 0);
+  // One buffer lent to every lookup, as a request's is until its answer is written.
+  const lent = Buffer.alloc(1024);
+  assert.equal(
+    cache.get(key('a'), 1, 0, (length) => lent.subarray(0, length))?.body.toString(),
+    '0123456789',
+    "the file's",
+  );
+  lent.fill(0);
+  assert.equal(
+    cache.get(key('a'), 1, 0, (length) => lent.subarray(0, length))?.body.toString(),
+    '0123456789',
+    "memory's, a copy",
+  );
+  assert.deepEqual(memory, ['miss', 'miss', 'miss', 'hit']);
+  file.close();
+  rmSync(dir, { recursive: true, force: true });
+});

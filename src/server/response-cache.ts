@@ -46,8 +46,11 @@ export interface AnswerTier {
     now: number,
     allocate?: (length: number) => Buffer,
   ): CachedAnswer | undefined;
-  /** Keeps the answer when the tier has room for it; never throws. */
-  keep(key: RequestKey, answer: FileableAnswer, now: number): void;
+  /**
+   * Keeps the answer, in place of what it holds that `asked` (how often a request was asked
+   * for lately, by RequestKey.counted) says is worth less; never throws.
+   */
+  keep(key: RequestKey, answer: FileableAnswer, now: number, asked?: (counted: number) => number): void;
 }
 
 /** The head list of a cached answer: a flat list is node's cheapest writeHead input. */
@@ -274,7 +277,9 @@ export class ResponseCache {
 
   /**
    * The answer for `key` if it belongs to `version` and has not expired; the observer is
-   * told of every lookup (each request looks up once).
+   * told of every lookup (each request looks up once). One found in the file tier is kept
+   * in memory too when `admits` says it is worth it (a copy: its body is in a lent buffer),
+   * so that memory holds the answers asked for most, not only those missed by both tiers.
    */
   get(
     key: RequestKey,
@@ -295,17 +300,21 @@ export class ResponseCache {
     if (this.file === undefined) return undefined;
     const filed = this.file.get(key, version, now, allocate);
     this.fileObserver?.lookup(filed ? 'hit' : 'miss');
+    if (filed !== undefined && this.admits(key, filed.body.length)) this.set(key, filed);
     return filed;
   }
 
   /**
    * Keeps the answer in the file tier when its request was asked for before (as `admits`
-   * asks of memory, without the competition: the file only grows until the next version)
-   * and the file has room. `body` is the answer's parts, all at hand.
+   * asks of memory), in place of answers asked for less often when the file is full (the
+   * tier's `keep`). `body` is the answer's parts, all at hand.
    */
   keepInFile(key: RequestKey, answer: FileableAnswer, now: number): void {
-    if (this.file !== undefined && this.asked.estimate(key.counted) >= 2) this.file.keep(key, answer, now);
+    if (this.file !== undefined && this.asked.estimate(key.counted) >= 2)
+      this.file.keep(key, answer, now, this.estimate);
   }
+
+  private readonly estimate = (counted: number): number => this.asked.estimate(counted);
 
   set(key: RequestKey, answer: CachedAnswer): void {
     const size = ResponseCache.sizeOf(key, answer.body.length);
