@@ -20,8 +20,9 @@
  * empties it (a store restored from a backup may bring a version number back with other
  * content, so not only a newer one), and an answer of another version is not kept. Once
  * `maxBytes` of file or `maxEntries` records are used, a new record takes the place of the
- * oldest, round the file as a ring, when its request was asked for more often than theirs
- * (`keep`); so the file follows the traffic instead of keeping whatever filled it first.
+ * oldest, round the file as a ring, unless one of them was found lately and its request is
+ * asked for at least as often (`place`); so the file follows the traffic instead of keeping
+ * whatever filled it first.
  * Requests that differ only in what the answer does not depend on (an Authorization header
  * sent to a public operation) are counted as one by that estimate and kept as many, within
  * the bounds. A file that cannot be written or read closes the tier (`onError`), and every
@@ -119,6 +120,8 @@ class Index {
   hash: Int32Array;
   /** RequestKey.counted: how the frequency sketch knows the request (keep's `asked`). */
   counted: Int32Array;
+  /** 1 when the record was found by a lookup since it was written, or since it last kept another out (place). */
+  read: Uint8Array;
   /** The seq of the record kept before it under the same hash (gone once below the oldest's), or -1. */
   next: Float64Array;
 
@@ -133,6 +136,7 @@ class Index {
     this.shape = new Uint32Array(capacity);
     this.hash = new Int32Array(capacity);
     this.counted = new Int32Array(capacity);
+    this.read = new Uint8Array(capacity);
     this.next = new Float64Array(capacity);
   }
 
@@ -161,6 +165,7 @@ class Index {
       to.shape[slot] = this.shape[from]!;
       to.hash[slot] = this.hash[from]!;
       to.counted[slot] = this.counted[from]!;
+      to.read[slot] = this.read[from]!;
       to.next[slot] = this.next[from]!;
     }
     return to;
@@ -243,6 +248,7 @@ export class AnswerFile implements AnswerTier {
         if (!this.read(record, index.at[slot]!)) return undefined;
         if (!record.subarray(0, head.length).equals(head)) continue;
         if (key.body && !record.subarray(head.length, metaAt).equals(key.body)) continue;
+        index.read[slot] = 1;
         return this.answerOf(slot, record.toString('utf8', metaAt, answerAt), record.subarray(answerAt));
       }
     } catch (error) {
@@ -253,12 +259,10 @@ export class AnswerFile implements AnswerTier {
 
   /**
    * Keeps `answer` to `key`, in place of the oldest records when the file or the index is
-   * full, unless its request's hash holds MAX_CHAIN records live at `now` or one of them is
-   * already this request's (many connections missing the same answer at once would each
-   * keep it). `asked` tells how often a request was asked for lately (the frequency sketch,
-   * by RequestKey.counted): an answer takes the place of records only when its request was
-   * asked for more often than each of theirs, or they have expired (TinyLFU's admission,
-   * as the memory tier's: response-cache.ts `admits`). Without it, the oldest always go.
+   * full (place), unless its request's hash holds MAX_CHAIN records live at `now` or one of
+   * them is already this request's (many connections missing the same answer at once would
+   * each keep it). `asked` tells how often a request was asked for lately (the frequency
+   * sketch, by RequestKey.counted), for place's choice; without it, the oldest always go.
    */
   keep(key: RequestKey, answer: FileableAnswer, now: number, asked?: (counted: number) => number): void {
     try {
@@ -291,6 +295,7 @@ export class AnswerFile implements AnswerTier {
       'utf8',
     );
     const length = head.length + bodyLength + meta.length + answerLength;
+    if (length > this.options.maxBytes) return;
     const at = this.place(length, now, asked?.(key.counted), asked);
     if (at === undefined) return;
     const pieces = [head, ...(key.body ? [key.body] : []), meta, ...answer.body];
@@ -319,6 +324,7 @@ export class AnswerFile implements AnswerTier {
     index.shape[slot] = shape;
     index.hash[slot] = hash;
     index.counted[slot] = key.counted;
+    index.read[slot] = 0;
     index.next[slot] = chainHead;
     this.newest.set(hash, seq);
     this.writeAt = at + length;
@@ -328,8 +334,13 @@ export class AnswerFile implements AnswerTier {
   /**
    * Where a record of `length` bytes goes: after the newest record, or at the file's start
    * when it would end past maxBytes; the oldest records whose bytes it needs, or whose slot,
-   * are given up first. Undefined, giving up nothing, when one of them is worth more than
-   * the record (`worth` its request's estimate, `asked` theirs) or too many would go.
+   * are given up first. Undefined, giving up nothing, when too many would go, or when one of
+   * them was found by a lookup lately and its request was asked for at least as often as
+   * this one (`worth` this one's estimate, `asked` theirs: TinyLFU's admission, as the memory
+   * tier's, response-cache.ts `admits`). Records go only in order, so such a record would
+   * refuse every answer asked for less as long as it lives: it refuses one, and then only
+   * again once a lookup has found it since. One whose request memory answers (the estimate
+   * counts those too) or that has expired goes.
    */
   private place(
     length: number,
@@ -354,8 +365,15 @@ export class AnswerFile implements AnswerTier {
           : at === this.writeAt && at + length <= start;
       if (free && entries < this.maxEntries) break;
       if (oldest - this.oldest === MAX_GIVEN_UP) return undefined;
-      if (worth !== undefined && now < index.expiresAt[slot]! && asked!(index.counted[slot]!) >= worth)
+      if (
+        worth !== undefined &&
+        index.read[slot] === 1 &&
+        now < index.expiresAt[slot]! &&
+        asked!(index.counted[slot]!) >= worth
+      ) {
+        index.read[slot] = 0;
         return undefined;
+      }
     }
     while (this.oldest < oldest) this.dropOldest();
     return at;

@@ -230,6 +230,7 @@ test('with a file tier: an answer asked for before is kept there, and found once
   assert.equal(cache.get(key('a'), 1, 0)?.body.length, 10);
   assert.equal(cache.get(key('a'), 2, 0), undefined, 'another version');
   assert.deepEqual(results, ['miss', 'miss', 'hit', 'miss']);
+  assert.equal(cache.size, 0, 'a file hit memory does not admit is not kept there');
   file.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -258,6 +259,36 @@ test('an answer found in the file is offered to memory, as its own copy, when me
     "memory's, a copy",
   );
   assert.deepEqual(memory, ['miss', 'miss', 'miss', 'hit']);
+  file.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a file hit is kept in memory only when memory admits it, and a full file keeps by the sketch', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'scoop-rc-file-'));
+  const file = AnswerFile.open({ dir, maxBytes: 1 << 20, maxEntries: 1 });
+  // Room for four entries of ten bytes: the sketch's counters and 2 KiB or so an entry.
+  const cache = new ResponseCache(8800, undefined, file);
+  const { head: _head, ...kept } = answer(1, 10);
+  const toFile = { ...kept, body: [Buffer.alloc(10)] };
+  const popular = ['p1', 'p2', 'p3', 'p4'];
+  for (const name of popular) {
+    for (let i = 0; i < 5; i++) cache.get(key(name), 1, 0);
+    cache.set(key(name), answer(1, 10));
+  }
+  assert.equal(cache.size, 4);
+  cache.get(key('q'), 1, 0);
+  cache.get(key('q'), 1, 0);
+  cache.keepInFile(key('q'), toFile, 0);
+  assert.ok(cache.get(key('q'), 1, 0), "the file's");
+  assert.equal(cache.size, 4);
+  for (const name of popular)
+    assert.ok(cache.get(key(name), 1, 0), `${name}: not given up for q, asked for less`);
+  // The file holds one record: q, found lately and asked for more often than r, keeps it out.
+  cache.get(key('r'), 1, 0);
+  cache.get(key('r'), 1, 0);
+  cache.keepInFile(key('r'), toFile, 0);
+  assert.equal(cache.get(key('r'), 1, 0), undefined);
+  assert.ok(cache.get(key('q'), 1, 0));
   file.close();
   rmSync(dir, { recursive: true, force: true });
 });
