@@ -20,9 +20,9 @@
  * empties it (a store restored from a backup may bring a version number back with other
  * content, so not only a newer one), and an answer of another version is not kept. Once
  * `maxBytes` of file or `maxEntries` records are used, a new record takes the place of the
- * oldest, round the file as a ring, unless one of them was found lately and its request is
- * asked for at least as often (`place`); so the file follows the traffic instead of keeping
- * whatever filled it first.
+ * oldest, round the file as a ring, unless one of them is new or was found lately and its
+ * request is asked for at least as often (`place`); so the file follows the traffic instead
+ * of keeping whatever filled it first.
  * Requests that differ only in what the answer does not depend on (an Authorization header
  * sent to a public operation) are counted as one by that estimate and kept as many, within
  * the bounds. A file that cannot be written or read closes the tier (`onError`), and every
@@ -120,7 +120,7 @@ class Index {
   hash: Int32Array;
   /** RequestKey.counted: how the frequency sketch knows the request (keep's `asked`). */
   counted: Int32Array;
-  /** 1 when the record was found by a lookup since it was written, or since it last kept another out (place). */
+  /** 1 once written, and when found by a lookup since it last kept another record out (place). */
   read: Uint8Array;
   /** The seq of the record kept before it under the same hash (gone once below the oldest's), or -1. */
   next: Float64Array;
@@ -324,7 +324,7 @@ export class AnswerFile implements AnswerTier {
     index.shape[slot] = shape;
     index.hash[slot] = hash;
     index.counted[slot] = key.counted;
-    index.read[slot] = 0;
+    index.read[slot] = 1;
     index.next[slot] = chainHead;
     this.newest.set(hash, seq);
     this.writeAt = at + length;
@@ -335,12 +335,14 @@ export class AnswerFile implements AnswerTier {
    * Where a record of `length` bytes goes: after the newest record, or at the file's start
    * when it would end past maxBytes; the oldest records whose bytes it needs, or whose slot,
    * are given up first. Undefined, giving up nothing, when too many would go, or when one of
-   * them was found by a lookup lately and its request was asked for at least as often as
-   * this one (`worth` this one's estimate, `asked` theirs: TinyLFU's admission, as the memory
-   * tier's, response-cache.ts `admits`). Records go only in order, so such a record would
-   * refuse every answer asked for less as long as it lives: it refuses one, and then only
-   * again once a lookup has found it since. One whose request memory answers (the estimate
-   * counts those too) or that has expired goes.
+   * them is new or was found by a lookup lately, and its request was asked for at least as
+   * often as this one (`worth` this one's estimate, `asked` theirs: TinyLFU's admission, as
+   * the memory tier's, response-cache.ts `admits`). Records go only in order, so such a
+   * record would refuse every answer asked for less as long as it lives: it refuses one, and
+   * then again only once a lookup has found it since. So one whose request memory answers
+   * (the estimate counts those too, and keeps a popular one's high) goes at the next try, and
+   * under traffic that seldom asks again each answer kept holds its place once before
+   * another takes it. One that has expired goes.
    */
   private place(
     length: number,
