@@ -20,9 +20,9 @@
  * empties it (a store restored from a backup may bring a version number back with other
  * content, so not only a newer one), and an answer of another version is not kept. Once
  * `maxBytes` of file or `maxEntries` records are used, a new record takes the place of the
- * oldest, round the file as a ring, unless one of them is new or was found lately and its
- * request is asked for at least as often (`place`); so the file follows the traffic instead
- * of keeping whatever filled it first.
+ * oldest, round the file as a ring, unless one of them is asked for at least as often and
+ * has not held its place before (`place`); so the file follows the traffic instead of
+ * keeping whatever filled it first.
  * Requests that differ only in what the answer does not depend on (an Authorization header
  * sent to a public operation) are counted as one by that estimate and kept as many, within
  * the bounds. A file that cannot be written or read closes the tier (`onError`), and every
@@ -120,8 +120,8 @@ class Index {
   hash: Int32Array;
   /** RequestKey.counted: how the frequency sketch knows the request (keep's `asked`). */
   counted: Int32Array;
-  /** 1 once written, and when found by a lookup since it last kept another record out (place). */
-  read: Uint8Array;
+  /** 1 until the record has once kept another out (place). */
+  mayHold: Uint8Array;
   /** The seq of the record kept before it under the same hash (gone once below the oldest's), or -1. */
   next: Float64Array;
 
@@ -136,7 +136,7 @@ class Index {
     this.shape = new Uint32Array(capacity);
     this.hash = new Int32Array(capacity);
     this.counted = new Int32Array(capacity);
-    this.read = new Uint8Array(capacity);
+    this.mayHold = new Uint8Array(capacity);
     this.next = new Float64Array(capacity);
   }
 
@@ -165,7 +165,7 @@ class Index {
       to.shape[slot] = this.shape[from]!;
       to.hash[slot] = this.hash[from]!;
       to.counted[slot] = this.counted[from]!;
-      to.read[slot] = this.read[from]!;
+      to.mayHold[slot] = this.mayHold[from]!;
       to.next[slot] = this.next[from]!;
     }
     return to;
@@ -248,7 +248,6 @@ export class AnswerFile implements AnswerTier {
         if (!this.read(record, index.at[slot]!)) return undefined;
         if (!record.subarray(0, head.length).equals(head)) continue;
         if (key.body && !record.subarray(head.length, metaAt).equals(key.body)) continue;
-        index.read[slot] = 1;
         return this.answerOf(slot, record.toString('utf8', metaAt, answerAt), record.subarray(answerAt));
       }
     } catch (error) {
@@ -324,7 +323,7 @@ export class AnswerFile implements AnswerTier {
     index.shape[slot] = shape;
     index.hash[slot] = hash;
     index.counted[slot] = key.counted;
-    index.read[slot] = 1;
+    index.mayHold[slot] = 1;
     index.next[slot] = chainHead;
     this.newest.set(hash, seq);
     this.writeAt = at + length;
@@ -335,14 +334,13 @@ export class AnswerFile implements AnswerTier {
    * Where a record of `length` bytes goes: after the newest record, or at the file's start
    * when it would end past maxBytes; the oldest records whose bytes it needs, or whose slot,
    * are given up first. Undefined, giving up nothing, when too many would go, or when one of
-   * them is new or was found by a lookup lately, and its request was asked for at least as
-   * often as this one (`worth` this one's estimate, `asked` theirs: TinyLFU's admission, as
-   * the memory tier's, response-cache.ts `admits`). Records go only in order, so such a
-   * record would refuse every answer asked for less as long as it lives: it refuses one, and
-   * then again only once a lookup has found it since. So one whose request memory answers
-   * (the estimate counts those too, and keeps a popular one's high) goes at the next try, and
-   * under traffic that seldom asks again each answer kept holds its place once before
-   * another takes it. One that has expired goes.
+   * them, still live, is asked for at least as often as this one (`worth` this one's
+   * estimate, `asked` theirs: TinyLFU's admission, as the memory tier's, response-cache.ts
+   * `admits`) and has not held its place before. Records go only in order, so one allowed to
+   * hold it for as long as it is asked for would keep every answer asked for less out of the
+   * file; it holds it once in its life, and goes at the next try (a popular answer comes back
+   * at its next miss). Under traffic that seldom asks again, each answer kept then holds its
+   * place once before another takes it: half the writes.
    */
   private place(
     length: number,
@@ -369,11 +367,11 @@ export class AnswerFile implements AnswerTier {
       if (oldest - this.oldest === MAX_GIVEN_UP) return undefined;
       if (
         worth !== undefined &&
-        index.read[slot] === 1 &&
+        index.mayHold[slot] === 1 &&
         now < index.expiresAt[slot]! &&
         asked!(index.counted[slot]!) >= worth
       ) {
-        index.read[slot] = 0;
+        index.mayHold[slot] = 0;
         return undefined;
       }
     }

@@ -283,12 +283,14 @@ test('a file hit is kept in memory only when memory admits it, and a full file k
   assert.equal(cache.size, 4);
   for (const name of popular)
     assert.ok(cache.get(key(name), 1, 0), `${name}: not given up for q, asked for less`);
-  // The file holds one record: q, found lately and asked for more often than r, keeps it out.
+  // The file holds one record: q, asked for more often than r, holds its place once.
   cache.get(key('r'), 1, 0);
   cache.get(key('r'), 1, 0);
   cache.keepInFile(key('r'), toFile, 0);
   assert.equal(cache.get(key('r'), 1, 0), undefined);
   assert.ok(cache.get(key('q'), 1, 0));
+  cache.keepInFile(key('r'), toFile, 0);
+  assert.ok(cache.get(key('r'), 1, 0), 'then r takes it');
   file.close();
   rmSync(dir, { recursive: true, force: true });
 });
