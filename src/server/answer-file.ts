@@ -107,26 +107,24 @@ export function keyHash(head: Buffer, body: Buffer | undefined, seed: number): n
  * file's emptying) is in slot `seq % capacity`. Typed arrays, not an object a record.
  */
 class Index {
-  capacity: number;
-  at: Float64Array;
-  expiresAt: Float64Array;
+  readonly at: Float64Array;
+  readonly expiresAt: Float64Array;
   /** Lengths of the record's request head, request body, answer head and answer body. */
-  headLength: Uint32Array;
-  bodyLength: Uint32Array;
-  metaLength: Uint32Array;
-  answerLength: Uint32Array;
-  shape: Uint32Array;
+  readonly headLength: Uint32Array;
+  readonly bodyLength: Uint32Array;
+  readonly metaLength: Uint32Array;
+  readonly answerLength: Uint32Array;
+  readonly shape: Uint32Array;
   /** keyHash of the whole request (its head and body), from its own hash. */
-  hash: Int32Array;
+  readonly hash: Int32Array;
   /** RequestKey.counted: how the frequency sketch knows the request (keep's `asked`). */
-  counted: Int32Array;
+  readonly counted: Int32Array;
   /** 1 until the record has once kept another out (place). */
-  mayHold: Uint8Array;
+  readonly mayHold: Uint8Array;
   /** The seq of the record kept before it under the same hash (gone once below the oldest's), or -1. */
-  next: Float64Array;
+  readonly next: Float64Array;
 
-  constructor(capacity: number) {
-    this.capacity = capacity;
+  constructor(readonly capacity: number) {
     this.at = new Float64Array(capacity);
     this.expiresAt = new Float64Array(capacity);
     this.headLength = new Uint32Array(capacity);
@@ -153,24 +151,34 @@ class Index {
   /** A larger ring holding the records from `oldest` up to `end` (their slots move with the capacity). */
   grown(capacity: number, oldest: number, end: number): Index {
     const to = new Index(capacity);
-    for (let seq = oldest; seq < end; seq++) {
-      const from = this.slot(seq);
-      const slot = to.slot(seq);
-      to.at[slot] = this.at[from]!;
-      to.expiresAt[slot] = this.expiresAt[from]!;
-      to.headLength[slot] = this.headLength[from]!;
-      to.bodyLength[slot] = this.bodyLength[from]!;
-      to.metaLength[slot] = this.metaLength[from]!;
-      to.answerLength[slot] = this.answerLength[from]!;
-      to.shape[slot] = this.shape[from]!;
-      to.hash[slot] = this.hash[from]!;
-      to.counted[slot] = this.counted[from]!;
-      to.mayHold[slot] = this.mayHold[from]!;
-      to.next[slot] = this.next[from]!;
+    for (const field of INDEX_FIELDS) {
+      const from: IndexField = this[field];
+      const into: IndexField = to[field];
+      for (let seq = oldest; seq < end; seq++) into[to.slot(seq)] = from[this.slot(seq)]!;
     }
     return to;
   }
 }
+
+type IndexField = Float64Array | Uint32Array | Int32Array | Uint8Array;
+type IndexArrayName = { [K in keyof Index]: Index[K] extends IndexField ? K : never }[keyof Index];
+/**
+ * Every array of a record's fields, what `grown` carries over: the object must name each of
+ * Index's arrays (`satisfies`), so one added to Index and left out here does not compile.
+ */
+const INDEX_FIELDS = Object.keys({
+  at: 0,
+  expiresAt: 0,
+  headLength: 0,
+  bodyLength: 0,
+  metaLength: 0,
+  answerLength: 0,
+  shape: 0,
+  hash: 0,
+  counted: 0,
+  mayHold: 0,
+  next: 0,
+} satisfies Record<IndexArrayName, 0>) as IndexArrayName[];
 
 export class AnswerFile implements AnswerTier {
   private fd: number | undefined;
