@@ -26,7 +26,7 @@ import { median } from './measure.ts';
 import { writeMixBundle } from './mix/dataset.ts';
 import { type Distribution, drawOrder, mixRequests, ORDER_LENGTH } from './mix/requests.ts';
 import { type MixLoad, packFilled } from './mix/run-mix.ts';
-import { mixScript } from './mix/wrk-script.ts';
+import { mixScript, writeMixOrder, writeMixRequests } from './mix/wrk-script.ts';
 import { scoopNodeFlags } from './node-flags.ts';
 import { type Child, processTicks, startScoop } from './processes.ts';
 import { table } from './render.ts';
@@ -165,6 +165,7 @@ export async function runDuel(
       // A build with an answer pack measures it filled, as the mix does (run-mix.ts).
       await packFilled(server);
     }
+    for (const side of sides) writeMixRequests(side.requests, path.join(side.files, 'mix.bin'));
     const rows: DuelRow[] = [];
     for (const distribution of ['uniform', 'zipf'] as const) {
       const samples: DuelSample[] = [];
@@ -173,12 +174,12 @@ export async function runDuel(
         const seconds = round === 0 ? options.warmupSeconds : options.seconds;
         if (seconds <= 0) continue;
         const order = drawOrder(sides[0]!.requests.length, ORDER_LENGTH, distribution, 7 + round);
+        // A new order each round: no round sends what the one before it sent.
         const scripts = sides.map((side) => {
           const file = (name: string) => path.join(side.files, name);
-          return {
-            script: mixScript(side.requests, order, { requests: file('mix.bin'), order: file('order.txt') }),
-            scriptFile: file('mix.lua'),
-          };
+          const files = { requests: file('mix.bin'), order: file('order.txt') };
+          writeMixOrder(order, files.order);
+          return { script: mixScript(files, 0), scriptFile: file('mix.lua') };
         });
         const before = servers.map((s) => processTicks(s.pid));
         const results = await Promise.all(

@@ -188,6 +188,18 @@ function requestLog(): { fd: number; stop(): void } {
  * server's and the admin listener's) and waits until it answers.
  */
 export async function startScoop(options: ScoopOptions): Promise<Child> {
+  // A port freePort found free can be taken by an outgoing connection's local end (the
+  // ephemeral range is shared) before the child listens on it: pick others and start again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startScoopOnce(options);
+    } catch (error) {
+      if (attempt >= 3 || !String(error).includes('EADDRINUSE')) throw error;
+    }
+  }
+}
+
+async function startScoopOnce(options: ScoopOptions): Promise<Child> {
   const port = await freePort();
   const adminPort = await freePort();
   const log = requestLog();

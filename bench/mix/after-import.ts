@@ -11,6 +11,7 @@ import { BUNDLE_FORMAT } from '../../src/store/bundle/bundle.ts';
 import { runWrk } from '../load.ts';
 import type { Child } from '../processes.ts';
 import { scoopCommand } from '../processes.ts';
+import type { MixStream } from './wrk-script.ts';
 
 export interface ImportCurve {
   readonly store: string;
@@ -51,24 +52,26 @@ export async function importCurve(options: {
   readonly store: string;
   readonly db: string;
   readonly distribution: string;
-  readonly script: string;
+  /** The order's stream: each second goes on where the last stopped. */
+  readonly stream: MixStream;
   readonly scriptFile: string;
   readonly connections: number;
   readonly work: string;
   readonly areas: number;
 }): Promise<ImportCurve> {
-  const load = async (seconds: number) =>
-    (
-      await runWrk({
-        url: options.server.url,
-        requests: [],
-        script: options.script,
-        scriptFile: options.scriptFile,
-        connections: options.connections,
-        seconds,
-        serverPid: options.server.pid,
-      })
-    ).rps;
+  const load = async (seconds: number) => {
+    const result = await runWrk({
+      url: options.server.url,
+      requests: [],
+      script: options.stream.script(),
+      scriptFile: options.scriptFile,
+      connections: options.connections,
+      seconds,
+      serverPid: options.server.pid,
+    });
+    options.stream.advance(result.requests);
+    return result.rps;
+  };
   const second = () => load(1);
   // Warm: the steady state the curve starts from.
   await load(5);

@@ -23,7 +23,7 @@ import { type ImportCurve, importCurve } from './after-import.ts';
 import { writeMixBundle } from './dataset.ts';
 import type { MixReport, MixRow } from './mix-report.ts';
 import { type Distribution, drawOrder, type MixRequest, mixRequests, ORDER_LENGTH } from './requests.ts';
-import { mixScript } from './wrk-script.ts';
+import { MixStream, writeMixOrder, writeMixRequests } from './wrk-script.ts';
 
 /** How the mix is made and sent (also bench/duel.ts's). */
 export interface MixLoad {
@@ -76,11 +76,7 @@ export async function runMix(
     SCOOP_VARIANT_CACHE_DIR: path.join(work, 'variants'),
     SCOOP_BASE64_CACHE_DIR: path.join(work, 'binaries'),
   };
-  const files = {
-    requests: path.join(work, 'mix-requests.bin'),
-    order: path.join(work, 'mix-order.txt'),
-    script: path.join(work, 'mix.lua'),
-  };
+  const scriptFile = path.join(work, 'mix.lua');
   try {
     for (const store of stores) {
       const storeName = store.label.split(' ')[0]!;
@@ -89,6 +85,7 @@ export async function runMix(
       importMs[storeName] = Math.round(imported.importMs);
       const requests = mixRequests(dataset, imported.token, options.requests);
       distinct = requests.length;
+      const streams = mixStreams(work, requests);
       if (!ceiling) {
         const captured = await captureAnswers(work, store.location, requests, log);
         meanAnswerBytes = captured.meanBytes;
@@ -110,12 +107,13 @@ export async function runMix(
             log(
               `mix: ${storeName}, cache ${cache}, ${distribution}, warming for ${options.serverWarmSeconds} s`,
             );
-            const script = mixScript(requests, drawOrder(requests.length, ORDER_LENGTH, distribution), files);
-            await timed(ours, script, files.script, {
+            const stream = streams[distribution];
+            const warmed = await timed(ours, stream, stream.at, scriptFile, {
               ...options,
               warmupSeconds: 0,
               seconds: options.serverWarmSeconds,
             });
+            stream.advance(warmed.sent);
           }
           notes.push(
             `mix, ${storeName}, cache ${cache}: each order ran ${options.serverWarmSeconds} s, unmeasured, before the rounds (--mix-warm)`,
@@ -124,27 +122,30 @@ export async function runMix(
         const runs = new Map<Distribution, { ours: WrkResult[]; ceiling: WrkResult[]; gc: GcOfRun[] }>();
         for (let round = 0; round < options.rounds; round++) {
           for (const distribution of ['uniform', 'zipf'] as const) {
-            const script = mixScript(requests, drawOrder(requests.length, ORDER_LENGTH, distribution), files);
+            const stream = streams[distribution];
             const entry = runs.get(distribution) ?? { ours: [], ceiling: [], gc: [] };
             runs.set(distribution, entry);
             log(`mix: ${storeName}, cache ${cache}, ${distribution}, round ${round + 1}/${options.rounds}`);
-            entry.ours.push(await timed(ours, script, files.script, options, entry.gc));
-            entry.ceiling.push(await timed(ceiling, script, files.script, options));
+            // The ceiling is sent the same stretch of the stream as ours; only ours moves it on.
+            const start = stream.at;
+            const measured = await timed(ours, stream, start, scriptFile, options, entry.gc);
+            stream.advance(measured.sent);
+            entry.ours.push(measured.result);
+            entry.ceiling.push((await timed(ceiling, stream, start, scriptFile, options)).result);
           }
         }
         if (cache === 'on') {
           // Last, as it changes the content: the curve after an import, at default settings.
           for (const distribution of ['uniform', 'zipf'] as const) {
             log(`mix: ${storeName}, the rate around an import, ${distribution}`);
-            const order = drawOrder(requests.length, ORDER_LENGTH, distribution);
             curves.push(
               await importCurve({
                 server: ours,
                 store: storeName,
                 db: store.location,
                 distribution,
-                script: mixScript(requests, order, files),
-                scriptFile: files.script,
+                stream: streams[distribution],
+                scriptFile,
                 connections: options.connections,
                 work,
                 areas: 20,
@@ -214,34 +215,56 @@ export async function packFilled(server: Child): Promise<number | undefined> {
   return undefined;
 }
 
+/** Each order's stream, over the same requests (their bytes written once). */
+function mixStreams(work: string, requests: readonly MixRequest[]): Record<Distribution, MixStream> {
+  const file = path.join(work, 'mix-requests.bin');
+  writeMixRequests(requests, file);
+  const stream = (distribution: Distribution) => {
+    const order = path.join(work, `mix-order-${distribution}.txt`);
+    writeMixOrder(drawOrder(requests.length, ORDER_LENGTH, distribution), order);
+    return new MixStream({ requests: file, order }, ORDER_LENGTH);
+  };
+  return { uniform: stream('uniform'), zipf: stream('zipf') };
+}
+
 /**
- * Warm-up, then the measured run, of one server on one order; with `gc`, the measured run's
- * collections are added to it (read from the server's admin listener, when it has one).
+ * Warm-up, then the measured run, of one server on one order's stream from `start`, the
+ * measured run going on where the warm-up stopped; with `gc`, the measured run's collections
+ * are added to it (read from the server's admin listener, when it has one). `sent`: the
+ * requests of both runs, to move the stream on by.
  */
 async function timed(
   target: Child,
-  script: string,
+  stream: MixStream,
+  start: number,
   scriptFile: string,
   options: MixOptions,
   gc?: GcOfRun[],
-): Promise<WrkResult> {
-  const run = (seconds: number) =>
-    runWrk({
+): Promise<{ result: WrkResult; sent: number }> {
+  let at = start;
+  const run = async (seconds: number) => {
+    const result = await runWrk({
       url: target.url,
       requests: [],
-      script,
+      script: stream.script(at),
       scriptFile,
       connections: options.connections,
       seconds,
       serverPid: target.pid,
     });
+    at += result.requests;
+    return result;
+  };
   if (options.warmupSeconds > 0) await run(options.warmupSeconds);
   const admin = gc && target.adminUrl;
-  if (!admin) return run(options.seconds);
+  if (!admin) {
+    const result = await run(options.seconds);
+    return { result, sent: at - start };
+  }
   const before = await gcTotals(admin);
   const result = await run(options.seconds);
   gc.push(gcOfRun(before, await gcTotals(admin), options.seconds));
-  return result;
+  return { result, sent: at - start };
 }
 
 /**

@@ -2,7 +2,7 @@
  * wrk's script for the realistic mix. 50,000 requests are too many to inline as Lua
  * constants (LuaJIT limits a function's constants), so each is written once as the raw
  * bytes wrk sends, in a file read by `init`, and the order in which to send them in another:
- * `request()` then only steps through the order. Each thread starts at its own place in it.
+ * `request()` then only steps through the order, from where the harness says (MixStream).
  */
 import { writeFileSync } from 'node:fs';
 import { DONE, luaString } from '../load.ts';
@@ -17,15 +17,28 @@ export function rawRequest(r: BenchRequest): string {
   return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }
 
-/** Writes the two data files and returns the script that reads them. */
-export function mixScript(
-  requests: readonly BenchRequest[],
-  order: Int32Array,
-  files: { requests: string; order: string },
-): string {
+/** Where a mix's data files are: every request's raw bytes, and one order of them. */
+export interface MixFiles {
+  readonly requests: string;
+  readonly order: string;
+}
+
+/** Writes the requests' raw bytes to `requests` (the same for every order). */
+export function writeMixRequests(requests: readonly BenchRequest[], file: string): void {
   // A NUL never occurs in a request: it separates them.
-  writeFileSync(files.requests, requests.map(rawRequest).join('\0'));
-  writeFileSync(files.order, Array.from(order, (i) => i + 1).join('\n'));
+  writeFileSync(file, requests.map(rawRequest).join('\0'));
+}
+
+/** Writes an order of the requests (0-based indices) as the script reads it. */
+export function writeMixOrder(order: Int32Array, file: string): void {
+  writeFileSync(file, Array.from(order, (i) => i + 1).join('\n'));
+}
+
+/**
+ * The script that sends the order's requests from position `start` (0-based) on, round and
+ * round: every connection of the thread takes the next.
+ */
+export function mixScript(files: MixFiles, start: number): string {
   return `local prepared = {}
 local order = {}
 local position = 0
@@ -35,11 +48,42 @@ function init(args)
   f:close()
   for piece in string.gmatch(data, "([^%z]+)") do prepared[#prepared + 1] = piece end
   for line in io.lines(${luaString(files.order)}) do order[#order + 1] = tonumber(line) end
-  position = math.random(#order) - 1
+  position = ${Math.trunc(start)} % #order
 end
 function request()
   position = position % #order + 1
   return prepared[order[position]]
 end
 ${DONE}`;
+}
+
+/**
+ * One order as an endless stream: each run starts where the runs before it left off, as a
+ * server in service sees traffic, instead of sending again what a run just sent, which is an
+ * answer cache's best case. (Until 2026-11-29 every run began at one place, LuaJIT's unseeded
+ * math.random: a round's measured seconds began with its warm-up's requests, and every round
+ * of an order with the same ones.)
+ */
+export class MixStream {
+  private position = 0;
+
+  constructor(
+    readonly files: MixFiles,
+    private readonly length: number,
+  ) {}
+
+  /** Where the next run starts. */
+  get at(): number {
+    return this.position;
+  }
+
+  /** The script of a run from `start`, by default where the stream is. */
+  script(start = this.position): string {
+    return mixScript(this.files, start);
+  }
+
+  /** Moves the stream on past the requests a run sent. */
+  advance(requests: number): void {
+    this.position = (this.position + requests) % this.length;
+  }
 }
