@@ -23,7 +23,7 @@ import { type ImportCurve, importCurve } from './after-import.ts';
 import { writeMixBundle } from './dataset.ts';
 import type { MixReport, MixRow } from './mix-report.ts';
 import { type Distribution, drawOrder, type MixRequest, mixRequests, ORDER_LENGTH } from './requests.ts';
-import { MixStream, writeMixOrder, writeMixRequests } from './wrk-script.ts';
+import { type MixFiles, MixStream, writeMixOrder, writeMixRequests } from './wrk-script.ts';
 
 /** How the mix is made and sent (also bench/duel.ts's). */
 export interface MixLoad {
@@ -85,7 +85,7 @@ export async function runMix(
       importMs[storeName] = Math.round(imported.importMs);
       const requests = mixRequests(dataset, imported.token, options.requests);
       distinct = requests.length;
-      const streams = mixStreams(work, requests);
+      const streamFiles = mixFiles(work, requests);
       if (!ceiling) {
         const captured = await captureAnswers(work, store.location, requests, log);
         meanAnswerBytes = captured.meanBytes;
@@ -95,6 +95,11 @@ export async function runMix(
       // The answer cache off first: the runs with it on end with imports (after-import.ts).
       for (const cache of ['off', 'on'] as const) {
         const ours = await startScoop({ db: store.location, env: { ...CACHE_ENV[cache], ...folders } });
+        // Each server's traffic from the orders' start: what one saw says nothing of another's caches.
+        const streams = {
+          uniform: new MixStream(streamFiles.uniform, ORDER_LENGTH),
+          zipf: new MixStream(streamFiles.zipf, ORDER_LENGTH),
+        };
         const filledMs = await packFilled(ours);
         notes.push(
           filledMs === undefined
@@ -215,16 +220,16 @@ export async function packFilled(server: Child): Promise<number | undefined> {
   return undefined;
 }
 
-/** Each order's stream, over the same requests (their bytes written once). */
-function mixStreams(work: string, requests: readonly MixRequest[]): Record<Distribution, MixStream> {
+/** Each order's files, over the same requests (their bytes written once). */
+function mixFiles(work: string, requests: readonly MixRequest[]): Record<Distribution, MixFiles> {
   const file = path.join(work, 'mix-requests.bin');
   writeMixRequests(requests, file);
-  const stream = (distribution: Distribution) => {
+  const files = (distribution: Distribution) => {
     const order = path.join(work, `mix-order-${distribution}.txt`);
     writeMixOrder(drawOrder(requests.length, ORDER_LENGTH, distribution), order);
-    return new MixStream({ requests: file, order }, ORDER_LENGTH);
+    return { requests: file, order };
   };
-  return { uniform: stream('uniform'), zipf: stream('zipf') };
+  return { uniform: files('uniform'), zipf: files('zipf') };
 }
 
 /**
