@@ -174,7 +174,7 @@ export async function runDuel(
         const seconds = round === 0 ? options.warmupSeconds : options.seconds;
         if (seconds <= 0) continue;
         const order = drawOrder(sides[0]!.requests.length, ORDER_LENGTH, distribution, 7 + round);
-        // A new order each round: no round sends what the one before it sent.
+        // A new order each round: no round replays the sequence the one before it sent.
         const scripts = sides.map((side) => {
           const file = (name: string) => path.join(side.files, name);
           const files = { requests: file('mix.bin'), order: file('order.txt') };

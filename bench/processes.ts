@@ -117,8 +117,9 @@ function collectStderr(child: ChildProcess): () => string {
 }
 
 function exitedEarly(child: ChildProcess, name: string, errors: () => string): Promise<never> {
+  // 'close', not 'exit': by then its stderr has been read to the end, refusal included.
   return new Promise((_, reject) =>
-    child.once('exit', (code, signal) =>
+    child.once('close', (code, signal) =>
       reject(new Error(`${name} exited before it listened (${code ?? signal}): ${errors()}`)),
     ),
   );
@@ -228,7 +229,9 @@ async function startScoopOnce(options: ScoopOptions): Promise<Child> {
   const early = exitedEarly(child, 'scoop serve', errors);
   early.catch(() => undefined);
   const deadline = Date.now() + 60_000;
-  while (!(await Promise.race([answers(url), early]))) {
+  // The admin listener opens after the main one, and may be the one whose port was taken.
+  const listening = async () => (await answers(url)) && (adminUrl === undefined || (await answers(adminUrl)));
+  while (!(await Promise.race([listening(), early]))) {
     if (Date.now() > deadline) {
       await handle.stop();
       throw new Error(`scoop serve did not answer on ${url} within 60 s: ${errors()}`);

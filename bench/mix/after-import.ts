@@ -11,7 +11,7 @@ import { BUNDLE_FORMAT } from '../../src/store/bundle/bundle.ts';
 import { runWrk } from '../load.ts';
 import type { Child } from '../processes.ts';
 import { scoopCommand } from '../processes.ts';
-import type { MixStream } from './wrk-script.ts';
+import { drawsTaken, type MixStream } from './wrk-script.ts';
 
 export interface ImportCurve {
   readonly store: string;
@@ -69,7 +69,7 @@ export async function importCurve(options: {
       seconds,
       serverPid: options.server.pid,
     });
-    options.stream.advance(result.requests);
+    options.stream.advance(drawsTaken(result.requests, options.connections));
     return result.rps;
   };
   const second = () => load(1);

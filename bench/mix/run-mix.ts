@@ -23,7 +23,7 @@ import { type ImportCurve, importCurve } from './after-import.ts';
 import { writeMixBundle } from './dataset.ts';
 import type { MixReport, MixRow } from './mix-report.ts';
 import { type Distribution, drawOrder, type MixRequest, mixRequests, ORDER_LENGTH } from './requests.ts';
-import { type MixFiles, MixStream, writeMixOrder, writeMixRequests } from './wrk-script.ts';
+import { drawsTaken, type MixFiles, MixStream, writeMixOrder, writeMixRequests } from './wrk-script.ts';
 
 /** How the mix is made and sent (also bench/duel.ts's). */
 export interface MixLoad {
@@ -113,7 +113,7 @@ export async function runMix(
               `mix: ${storeName}, cache ${cache}, ${distribution}, warming for ${options.serverWarmSeconds} s`,
             );
             const stream = streams[distribution];
-            const warmed = await timed(ours, stream, stream.at, scriptFile, {
+            const warmed = await timed(ours, stream, { warmUp: stream.at }, scriptFile, {
               ...options,
               warmupSeconds: 0,
               seconds: options.serverWarmSeconds,
@@ -131,12 +131,13 @@ export async function runMix(
             const entry = runs.get(distribution) ?? { ours: [], ceiling: [], gc: [] };
             runs.set(distribution, entry);
             log(`mix: ${storeName}, cache ${cache}, ${distribution}, round ${round + 1}/${options.rounds}`);
-            // The ceiling is sent the same stretch of the stream as ours; only ours moves it on.
-            const start = stream.at;
-            const measured = await timed(ours, stream, start, scriptFile, options, entry.gc);
+            // The ceiling is sent the stretches ours was sent (its warm-up from where ours' began,
+            // its measured run from where ours' began); only ours moves the stream on.
+            const measured = await timed(ours, stream, { warmUp: stream.at }, scriptFile, options, entry.gc);
             stream.advance(measured.sent);
             entry.ours.push(measured.result);
-            entry.ceiling.push((await timed(ceiling, stream, start, scriptFile, options)).result);
+            const alike = { warmUp: measured.warmedAt, measured: measured.measuredAt };
+            entry.ceiling.push((await timed(ceiling, stream, alike, scriptFile, options)).result);
           }
         }
         if (cache === 'on') {
@@ -158,6 +159,11 @@ export async function runMix(
             );
           }
         }
+        for (const [distribution, stream] of Object.entries(streams))
+          if (stream.wrapped)
+            notes.push(
+              `mix, ${storeName}, cache ${cache}: the ${distribution} order came round to its start, so part of it was sent twice (a longer run than ${ORDER_LENGTH} draws cover)`,
+            );
         const peakRssMb = sampler.stop().peakMb;
         await ours.stop();
         for (const [distribution, r] of runs) {
@@ -233,43 +239,42 @@ function mixFiles(work: string, requests: readonly MixRequest[]): Record<Distrib
 }
 
 /**
- * Warm-up, then the measured run, of one server on one order's stream from `start`, the
- * measured run going on where the warm-up stopped; with `gc`, the measured run's collections
- * are added to it (read from the server's admin listener, when it has one). `sent`: the
- * requests of both runs, to move the stream on by.
+ * Warm-up, then the measured run, of one server on one order's stream: the warm-up from
+ * `at.warmUp`, the measured run from `at.measured` or else where the warm-up stopped; with
+ * `gc`, the measured run's collections are added to it (read from the server's admin
+ * listener, when it has one). `sent`: the draws both runs took, to move the stream on by;
+ * `warmedAt` and `measuredAt`: where each began, for a run that is to be sent the same.
  */
 async function timed(
   target: Child,
   stream: MixStream,
-  start: number,
+  at: { readonly warmUp: number; readonly measured?: number },
   scriptFile: string,
   options: MixOptions,
   gc?: GcOfRun[],
-): Promise<{ result: WrkResult; sent: number }> {
-  let at = start;
+): Promise<{ result: WrkResult; sent: number; warmedAt: number; measuredAt: number }> {
+  let next = at.warmUp;
   const run = async (seconds: number) => {
     const result = await runWrk({
       url: target.url,
       requests: [],
-      script: stream.script(at),
+      script: stream.script(next),
       scriptFile,
       connections: options.connections,
       seconds,
       serverPid: target.pid,
     });
-    at += result.requests;
+    next += drawsTaken(result.requests, options.connections);
     return result;
   };
   if (options.warmupSeconds > 0) await run(options.warmupSeconds);
+  if (at.measured !== undefined) next = at.measured;
+  const measuredAt = next;
   const admin = gc && target.adminUrl;
-  if (!admin) {
-    const result = await run(options.seconds);
-    return { result, sent: at - start };
-  }
-  const before = await gcTotals(admin);
+  const before = admin ? await gcTotals(admin) : undefined;
   const result = await run(options.seconds);
-  gc.push(gcOfRun(before, await gcTotals(admin), options.seconds));
-  return { result, sent: at - start };
+  if (gc && admin && before) gc.push(gcOfRun(before, await gcTotals(admin), options.seconds));
+  return { result, sent: next - at.warmUp, warmedAt: at.warmUp, measuredAt };
 }
 
 /**

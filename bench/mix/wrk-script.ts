@@ -58,14 +58,25 @@ ${DONE}`;
 }
 
 /**
- * One order as an endless stream: each run starts where the runs before it left off, as a
- * server in service sees traffic, instead of sending again what a run just sent, which is an
- * answer cache's best case. (Until 2026-11-29 every run began at one place, LuaJIT's unseeded
- * math.random: a round's measured seconds began with its warm-up's requests, and every round
- * of an order with the same ones.)
+ * Draws a run of `connections` takes from the order beyond the requests it reports: wrk
+ * calls request() once to check the script before it connects, and each connection may
+ * have one request in flight, unanswered, when the run stops.
+ */
+export function drawsTaken(requests: number, connections: number): number {
+  return requests + connections + 1;
+}
+
+/**
+ * One order as an endless stream: each run starts after every draw the runs before it took,
+ * as a server in service sees traffic, instead of sending again what a run just sent, which
+ * is an answer cache's best case. (Until 2026-11-29 every run began at one place, LuaJIT's
+ * unseeded math.random: a round's measured seconds began with its warm-up's requests, and
+ * every round of an order with the same ones.) Past the order's end it comes round to its
+ * start, and says so (`wrapped`): from then on it sends its draws again.
  */
 export class MixStream {
   private position = 0;
+  private wraps = false;
 
   constructor(
     readonly files: MixFiles,
@@ -77,13 +88,19 @@ export class MixStream {
     return this.position;
   }
 
+  /** Whether the stream has come round to its start. */
+  get wrapped(): boolean {
+    return this.wraps;
+  }
+
   /** The script of a run from `start`, by default where the stream is. */
   script(start = this.position): string {
     return mixScript(this.files, start);
   }
 
-  /** Moves the stream on past the requests a run sent. */
-  advance(requests: number): void {
-    this.position = (this.position + requests) % this.length;
+  /** Moves the stream on past the draws a run took (drawsTaken). */
+  advance(draws: number): void {
+    if (this.position + draws >= this.length) this.wraps = true;
+    this.position = (this.position + draws) % this.length;
   }
 }
