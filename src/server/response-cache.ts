@@ -305,13 +305,16 @@ export class ResponseCache {
   }
 
   /**
-   * Keeps the answer in the file tier when its request was asked for before (as `admits`
-   * asks of memory), in place of answers asked for less often when the file is full (the
-   * tier's `keep`). `body` is the answer's parts, all at hand.
+   * Keeps the answer in the file tier from its request's first miss, in place of answers
+   * asked for less often when the file is full (the tier's `keep`). `body` is the answer's
+   * parts, all at hand. Not only once asked for before, as memory admits: the sketch forgets
+   * within the lookups memory's budget is sized for (65,536 by default), and a file a
+   * thousand times larger holds answers asked for again far later than that; under traffic
+   * of many ids drawn evenly that rule kept few of them, and the cache made it slower than
+   * none (docs/performance.md, "The twenty-third round").
    */
   keepInFile(key: RequestKey, answer: FileableAnswer, now: number): void {
-    if (this.file !== undefined && this.asked.estimate(key.counted) >= 2)
-      this.file.keep(key, answer, now, this.estimate);
+    this.file?.keep(key, answer, now, this.estimate);
   }
 
   private readonly estimate = (counted: number): number => this.asked.estimate(counted);
