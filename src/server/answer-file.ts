@@ -227,6 +227,10 @@ export class AnswerFile implements AnswerTier {
    * The answer kept for this very request and `version`, not expired at `now`, its body in a
    * buffer from `allocate` (which the caller may lend until the answer is written).
    */
+  get capacity(): number {
+    return this.maxEntries;
+  }
+
   get(
     key: RequestKey,
     version: number,

@@ -213,7 +213,7 @@ test('an observer hears of every lookup as a hit or a miss', () => {
   assert.deepEqual(heard, ['miss', 'hit', 'miss', 'miss']);
 });
 
-test('with a file tier: a missed answer is kept there at once, and found once memory has none', () => {
+test('with a file tier: an answer asked for before is kept there, and found once memory has none', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'scoop-rc-file-'));
   const file = AnswerFile.open({ dir, maxBytes: 1 << 20 });
   const results: string[] = [];
@@ -223,10 +223,13 @@ test('with a file tier: a missed answer is kept there at once, and found once me
   const toFile = { ...kept, body: [kept.body] };
   assert.equal(cache.get(key('a'), 1, 0), undefined);
   cache.keepInFile(key('a'), toFile, 0);
-  assert.equal(file.size, 1, 'asked for once: kept');
+  assert.equal(file.size, 0, 'asked for once: not kept');
+  assert.equal(cache.get(key('a'), 1, 0), undefined);
+  cache.keepInFile(key('a'), toFile, 0);
+  assert.equal(file.size, 1);
   assert.equal(cache.get(key('a'), 1, 0)?.body.length, 10);
   assert.equal(cache.get(key('a'), 2, 0), undefined, 'another version');
-  assert.deepEqual(results, ['miss', 'hit', 'miss']);
+  assert.deepEqual(results, ['miss', 'miss', 'hit', 'miss']);
   assert.equal(cache.size, 0, 'a file hit memory does not admit is not kept there');
   file.close();
   rmSync(dir, { recursive: true, force: true });
@@ -288,6 +291,43 @@ test('a file hit is kept in memory only when memory admits it, and a full file k
   assert.ok(cache.get(key('q'), 1, 0));
   cache.keepInFile(key('r'), toFile, 0);
   assert.ok(cache.get(key('r'), 1, 0), 'then r takes it');
+  file.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test("the file remembers a request asked for before long after memory's sketch has forgotten it", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'scoop-rc-file-'));
+  const file = AnswerFile.open({ dir, maxBytes: 1 << 20 });
+  // Memory's sketch has rows of 64 counters, halved every 64 lookups; the file's, sized by its
+  // 131,072 records, every 2^20.
+  const cache = new ResponseCache(4096, undefined, file);
+  const { head: _head, ...kept } = answer(1, 10);
+  const toFile = { ...kept, body: [kept.body] };
+  cache.get(key('a'), 1, 0);
+  for (let i = 0; i < 1000; i++) cache.get(key(`other-${i}`), 1, 0);
+  assert.equal(cache.admits(key('a'), 10), false, "memory's count is gone");
+  assert.equal(cache.get(key('a'), 1, 0), undefined);
+  cache.keepInFile(key('a'), toFile, 0);
+  assert.ok(cache.get(key('a'), 1, 0), 'asked for before, 1,000 lookups ago: kept in the file');
+  file.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('requests asked for once do not push a popular answer out of a full file', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'scoop-rc-file-'));
+  // Room for a few records of these: each one-off kept would need the oldest's place.
+  const file = AnswerFile.open({ dir, maxBytes: 800 });
+  const cache = new ResponseCache(4096, undefined, file);
+  const { head: _head, ...kept } = answer(1, 10);
+  const toFile = { ...kept, body: [kept.body] };
+  for (let i = 0; i < 20; i++) cache.get(key('popular'), 1, 0);
+  cache.keepInFile(key('popular'), toFile, 0);
+  for (let i = 0; i < 100; i++) {
+    assert.equal(cache.get(key(`once-${i}`), 1, 0), undefined);
+    cache.keepInFile(key(`once-${i}`), toFile, 0);
+  }
+  assert.equal(file.size, 1, 'none of them kept');
+  assert.ok(cache.get(key('popular'), 1, 0), 'the popular answer still there');
   file.close();
   rmSync(dir, { recursive: true, force: true });
 });

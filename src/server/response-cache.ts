@@ -40,6 +40,8 @@ export interface FileableAnswer extends Omit<CachedAnswer, 'body' | 'head'> {
 
 /** The answer cache's second tier (answer-file.ts `AnswerFile`). */
 export interface AnswerTier {
+  /** The most answers it holds: its frequency sketch is sized by it (ResponseCache.fileAsked). */
+  readonly capacity: number;
   get(
     key: RequestKey,
     version: number,
@@ -215,6 +217,14 @@ function keptAnswer(answer: CachedAnswer): CachedAnswer {
   return { ...answer, body: own };
 }
 
+/**
+ * A sketch's row width for `entries` held: eight counters each, as TinyLFU sizes it, within
+ * 2^6 and 2^`most`.
+ */
+function sketchRowBits(entries: number, most: number): number {
+  return Math.min(most, Math.max(6, Math.ceil(Math.log2(Math.max(1, entries) * 8))));
+}
+
 interface Slot {
   readonly key: RequestKey;
   readonly answer: CachedAnswer;
@@ -233,6 +243,8 @@ export class ResponseCache {
   private readonly buckets = new Map<number | string, Slot[]>();
   /** How often each request was asked for lately (admits). */
   private readonly asked: FrequencySketch;
+  /** The same over the file tier's span (keepInFile), when there is one. */
+  private readonly fileAsked: FrequencySketch | undefined;
   /** Every entry, oldest first. */
   private readonly order = new Set<Slot>();
   private bytes: number;
@@ -250,9 +262,12 @@ export class ResponseCache {
   ) {
     // Eight counters a row for each entry the budget could hold at the least, and its memory
     // counted in the budget: 256 KiB of the default 16 MiB.
-    const entries = Math.max(1, maxBytes / ENTRY_BYTES);
-    this.asked = new FrequencySketch(Math.min(17, Math.max(6, Math.ceil(Math.log2(entries * 8)))));
+    this.asked = new FrequencySketch(sketchRowBits(maxBytes / ENTRY_BYTES, 17));
     this.bytes = this.asked.bytes;
+    // The file holds a thousand times the answers memory does, asked for again that much
+    // later: a sketch of its own, sized by its records as memory's is by its entries, counts
+    // as long as they stay (4 MiB for the default 131,072, the file tier's memory, not this one's).
+    this.fileAsked = file && new FrequencySketch(sketchRowBits(file.capacity, 20));
   }
 
   private static sizeOf(key: RequestKey, bodyBytes: number): number {
@@ -288,6 +303,7 @@ export class ResponseCache {
     allocate?: (length: number) => Buffer,
   ): CachedAnswer | undefined {
     this.asked.add(key.counted);
+    this.fileAsked?.add(key.counted);
     const slot = this.find(key);
     if (slot !== undefined && (slot.answer.version !== version || now >= slot.answer.expiresAt)) {
       this.remove(slot);
@@ -305,19 +321,21 @@ export class ResponseCache {
   }
 
   /**
-   * Keeps the answer in the file tier from its request's first miss, in place of answers
-   * asked for less often when the file is full (the tier's `keep`). `body` is the answer's
-   * parts, all at hand. Not only once asked for before, as memory admits: the sketch forgets
-   * within the lookups memory's budget is sized for (65,536 by default), and a file a
-   * thousand times larger holds answers asked for again far later than that; under traffic
-   * of many ids drawn evenly that rule kept few of them, and the cache made it slower than
-   * none (docs/performance.md, "The twenty-third round").
+   * Keeps the answer in the file tier when its request was asked for before, in place of
+   * answers asked for less often when the file is full (the tier's `keep`), both by the file's
+   * own sketch. `body` is the answer's parts, all at hand. Until 2026-11-29 memory's sketch
+   * decided: it forgets within the lookups memory's budget is sized for (65,536 by default),
+   * so under many ids drawn evenly, each asked for again only after about as many, few answers
+   * were ever filed and the cache made that traffic slower than none; keeping every answer at
+   * its first miss instead let requests asked for once push popular answers out
+   * (docs/performance.md, "The twenty-third round").
    */
   keepInFile(key: RequestKey, answer: FileableAnswer, now: number): void {
-    this.file?.keep(key, answer, now, this.estimate);
+    if (this.file !== undefined && this.fileEstimate(key.counted) >= 2)
+      this.file.keep(key, answer, now, this.fileEstimate);
   }
 
-  private readonly estimate = (counted: number): number => this.asked.estimate(counted);
+  private readonly fileEstimate = (counted: number): number => this.fileAsked?.estimate(counted) ?? 0;
 
   set(key: RequestKey, answer: CachedAnswer): void {
     const size = ResponseCache.sizeOf(key, answer.body.length);
