@@ -223,14 +223,15 @@ export class AnswerFile implements AnswerTier {
     return this.liveBytes;
   }
 
-  /**
-   * The answer kept for this very request and `version`, not expired at `now`, its body in a
-   * buffer from `allocate` (which the caller may lend until the answer is written).
-   */
+  /** The most records it holds (maxEntries). */
   get capacity(): number {
     return this.maxEntries;
   }
 
+  /**
+   * The answer kept for this very request and `version`, not expired at `now`, its body in a
+   * buffer from `allocate` (which the caller may lend until the answer is written).
+   */
   get(
     key: RequestKey,
     version: number,

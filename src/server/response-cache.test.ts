@@ -32,6 +32,18 @@ const answer = (version: number, bytes: number, expiresAt = Number.POSITIVE_INFI
   conditional: true,
 });
 
+/** An answer file in a folder of its own, closed and removed after `use`. */
+function withFile(options: { maxBytes: number; maxEntries?: number }, use: (file: AnswerFile) => void): void {
+  const dir = mkdtempSync(path.join(tmpdir(), 'scoop-rc-file-'));
+  const file = AnswerFile.open({ dir, ...options });
+  try {
+    use(file);
+  } finally {
+    file.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 test('an entry is served only for its version and before it expires', () => {
   const cache = new ResponseCache(1 << 20);
   cache.set(key('k'), answer(3, 10, 1000));
@@ -214,120 +226,110 @@ test('an observer hears of every lookup as a hit or a miss', () => {
 });
 
 test('with a file tier: an answer asked for before is kept there, and found once memory has none', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'scoop-rc-file-'));
-  const file = AnswerFile.open({ dir, maxBytes: 1 << 20 });
-  const results: string[] = [];
-  // Too small a budget for any entry in memory: every hit is the file's.
-  const cache = new ResponseCache(4096, undefined, file, { lookup: (result) => results.push(result) });
-  const { head: _head, ...kept } = answer(1, 10);
-  const toFile = { ...kept, body: [kept.body] };
-  assert.equal(cache.get(key('a'), 1, 0), undefined);
-  cache.keepInFile(key('a'), toFile, 0);
-  assert.equal(file.size, 0, 'asked for once: not kept');
-  assert.equal(cache.get(key('a'), 1, 0), undefined);
-  cache.keepInFile(key('a'), toFile, 0);
-  assert.equal(file.size, 1);
-  assert.equal(cache.get(key('a'), 1, 0)?.body.length, 10);
-  assert.equal(cache.get(key('a'), 2, 0), undefined, 'another version');
-  assert.deepEqual(results, ['miss', 'miss', 'hit', 'miss']);
-  assert.equal(cache.size, 0, 'a file hit memory does not admit is not kept there');
-  file.close();
-  rmSync(dir, { recursive: true, force: true });
+  withFile({ maxBytes: 1 << 20 }, (file) => {
+    const results: string[] = [];
+    // Too small a budget for any entry in memory: every hit is the file's.
+    const cache = new ResponseCache(4096, undefined, file, { lookup: (result) => results.push(result) });
+    const { head: _head, ...kept } = answer(1, 10);
+    const toFile = { ...kept, body: [kept.body] };
+    assert.equal(cache.get(key('a'), 1, 0), undefined);
+    cache.keepInFile(key('a'), toFile, 0);
+    assert.equal(file.size, 0, 'asked for once: not kept');
+    assert.equal(cache.get(key('a'), 1, 0), undefined);
+    cache.keepInFile(key('a'), toFile, 0);
+    assert.equal(file.size, 1);
+    assert.equal(cache.get(key('a'), 1, 0)?.body.length, 10);
+    assert.equal(cache.get(key('a'), 2, 0), undefined, 'another version');
+    assert.deepEqual(results, ['miss', 'miss', 'hit', 'miss']);
+    assert.equal(cache.size, 0, 'a file hit memory does not admit is not kept there');
+  });
 });
 
 test('an answer found in the file is offered to memory, as its own copy, when memory admits it', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'scoop-rc-file-'));
-  const file = AnswerFile.open({ dir, maxBytes: 1 << 20 });
-  const memory: string[] = [];
-  const cache = new ResponseCache(1 << 20, { lookup: (result) => memory.push(result) }, file);
-  const { head: _head, ...kept } = answer(1, 10);
-  const toFile = { ...kept, body: [Buffer.from('0123456789')] };
-  cache.get(key('a'), 1, 0);
-  cache.get(key('a'), 1, 0);
-  cache.keepInFile(key('a'), toFile, 0);
-  // One buffer lent to every lookup, as a request's is until its answer is written.
-  const lent = Buffer.alloc(1024);
-  assert.equal(
-    cache.get(key('a'), 1, 0, (length) => lent.subarray(0, length))?.body.toString(),
-    '0123456789',
-    "the file's",
-  );
-  lent.fill(0);
-  assert.equal(
-    cache.get(key('a'), 1, 0, (length) => lent.subarray(0, length))?.body.toString(),
-    '0123456789',
-    "memory's, a copy",
-  );
-  assert.deepEqual(memory, ['miss', 'miss', 'miss', 'hit']);
-  file.close();
-  rmSync(dir, { recursive: true, force: true });
+  withFile({ maxBytes: 1 << 20 }, (file) => {
+    const memory: string[] = [];
+    const cache = new ResponseCache(1 << 20, { lookup: (result) => memory.push(result) }, file);
+    const { head: _head, ...kept } = answer(1, 10);
+    const toFile = { ...kept, body: [Buffer.from('0123456789')] };
+    cache.get(key('a'), 1, 0);
+    cache.get(key('a'), 1, 0);
+    cache.keepInFile(key('a'), toFile, 0);
+    // One buffer lent to every lookup, as a request's is until its answer is written.
+    const lent = Buffer.alloc(1024);
+    assert.equal(
+      cache.get(key('a'), 1, 0, (length) => lent.subarray(0, length))?.body.toString(),
+      '0123456789',
+      "the file's",
+    );
+    lent.fill(0);
+    assert.equal(
+      cache.get(key('a'), 1, 0, (length) => lent.subarray(0, length))?.body.toString(),
+      '0123456789',
+      "memory's, a copy",
+    );
+    assert.deepEqual(memory, ['miss', 'miss', 'miss', 'hit']);
+  });
 });
 
 test('a file hit is kept in memory only when memory admits it, and a full file keeps by the sketch', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'scoop-rc-file-'));
-  const file = AnswerFile.open({ dir, maxBytes: 1 << 20, maxEntries: 1 });
-  // Room for four entries of ten bytes: the sketch's counters and 2 KiB or so an entry.
-  const cache = new ResponseCache(8800, undefined, file);
-  const { head: _head, ...kept } = answer(1, 10);
-  const toFile = { ...kept, body: [Buffer.alloc(10)] };
-  const popular = ['p1', 'p2', 'p3', 'p4'];
-  for (const name of popular) {
-    for (let i = 0; i < 5; i++) cache.get(key(name), 1, 0);
-    cache.set(key(name), answer(1, 10));
-  }
-  assert.equal(cache.size, 4);
-  cache.get(key('q'), 1, 0);
-  cache.get(key('q'), 1, 0);
-  cache.keepInFile(key('q'), toFile, 0);
-  assert.ok(cache.get(key('q'), 1, 0), "the file's");
-  assert.equal(cache.size, 4);
-  for (const name of popular)
-    assert.ok(cache.get(key(name), 1, 0), `${name}: not given up for q, asked for less`);
-  // The file holds one record: q, asked for more often than r, holds its place once.
-  cache.get(key('r'), 1, 0);
-  cache.get(key('r'), 1, 0);
-  cache.keepInFile(key('r'), toFile, 0);
-  assert.equal(cache.get(key('r'), 1, 0), undefined);
-  assert.ok(cache.get(key('q'), 1, 0));
-  cache.keepInFile(key('r'), toFile, 0);
-  assert.ok(cache.get(key('r'), 1, 0), 'then r takes it');
-  file.close();
-  rmSync(dir, { recursive: true, force: true });
+  withFile({ maxBytes: 1 << 20, maxEntries: 1 }, (file) => {
+    // Room for four entries of ten bytes: the sketch's counters and 2 KiB or so an entry.
+    const cache = new ResponseCache(8800, undefined, file);
+    const { head: _head, ...kept } = answer(1, 10);
+    const toFile = { ...kept, body: [Buffer.alloc(10)] };
+    const popular = ['p1', 'p2', 'p3', 'p4'];
+    for (const name of popular) {
+      for (let i = 0; i < 5; i++) cache.get(key(name), 1, 0);
+      cache.set(key(name), answer(1, 10));
+    }
+    assert.equal(cache.size, 4);
+    cache.get(key('q'), 1, 0);
+    cache.get(key('q'), 1, 0);
+    cache.keepInFile(key('q'), toFile, 0);
+    assert.ok(cache.get(key('q'), 1, 0), "the file's");
+    assert.equal(cache.size, 4);
+    for (const name of popular)
+      assert.ok(cache.get(key(name), 1, 0), `${name}: not given up for q, asked for less`);
+    // The file holds one record: q, asked for more often than r, holds its place once.
+    cache.get(key('r'), 1, 0);
+    cache.get(key('r'), 1, 0);
+    cache.keepInFile(key('r'), toFile, 0);
+    assert.equal(cache.get(key('r'), 1, 0), undefined);
+    assert.ok(cache.get(key('q'), 1, 0));
+    cache.keepInFile(key('r'), toFile, 0);
+    assert.ok(cache.get(key('r'), 1, 0), 'then r takes it');
+  });
 });
 
 test("the file remembers a request asked for before long after memory's sketch has forgotten it", () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'scoop-rc-file-'));
-  const file = AnswerFile.open({ dir, maxBytes: 1 << 20 });
-  // Memory's sketch has rows of 64 counters, halved every 64 lookups; the file's, sized by its
-  // 131,072 records, every 2^20.
-  const cache = new ResponseCache(4096, undefined, file);
-  const { head: _head, ...kept } = answer(1, 10);
-  const toFile = { ...kept, body: [kept.body] };
-  cache.get(key('a'), 1, 0);
-  for (let i = 0; i < 1000; i++) cache.get(key(`other-${i}`), 1, 0);
-  assert.equal(cache.admits(key('a'), 10), false, "memory's count is gone");
-  assert.equal(cache.get(key('a'), 1, 0), undefined);
-  cache.keepInFile(key('a'), toFile, 0);
-  assert.ok(cache.get(key('a'), 1, 0), 'asked for before, 1,000 lookups ago: kept in the file');
-  file.close();
-  rmSync(dir, { recursive: true, force: true });
+  withFile({ maxBytes: 1 << 20 }, (file) => {
+    // Memory's sketch has rows of 64 counters, halved every 64 lookups; the file's, sized by its
+    // 131,072 records, every 2^20.
+    const cache = new ResponseCache(4096, undefined, file);
+    const { head: _head, ...kept } = answer(1, 10);
+    const toFile = { ...kept, body: [kept.body] };
+    cache.get(key('a'), 1, 0);
+    for (let i = 0; i < 1000; i++) cache.get(key(`other-${i}`), 1, 0);
+    assert.equal(cache.admits(key('a'), 10), false, "memory's count is gone");
+    assert.equal(cache.get(key('a'), 1, 0), undefined);
+    cache.keepInFile(key('a'), toFile, 0);
+    assert.ok(cache.get(key('a'), 1, 0), 'asked for before, 1,000 lookups ago: kept in the file');
+  });
 });
 
 test('requests asked for once do not push a popular answer out of a full file', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'scoop-rc-file-'));
   // Room for a few records of these: each one-off kept would need the oldest's place.
-  const file = AnswerFile.open({ dir, maxBytes: 800 });
-  const cache = new ResponseCache(4096, undefined, file);
-  const { head: _head, ...kept } = answer(1, 10);
-  const toFile = { ...kept, body: [kept.body] };
-  for (let i = 0; i < 20; i++) cache.get(key('popular'), 1, 0);
-  cache.keepInFile(key('popular'), toFile, 0);
-  for (let i = 0; i < 100; i++) {
-    assert.equal(cache.get(key(`once-${i}`), 1, 0), undefined);
-    cache.keepInFile(key(`once-${i}`), toFile, 0);
-  }
-  assert.equal(file.size, 1, 'none of them kept');
-  assert.ok(cache.get(key('popular'), 1, 0), 'the popular answer still there');
-  file.close();
-  rmSync(dir, { recursive: true, force: true });
+  withFile({ maxBytes: 800 }, (file) => {
+    const cache = new ResponseCache(4096, undefined, file);
+    const { head: _head, ...kept } = answer(1, 10);
+    const toFile = { ...kept, body: [kept.body] };
+    for (let i = 0; i < 20; i++) cache.get(key('popular'), 1, 0);
+    cache.keepInFile(key('popular'), toFile, 0);
+    for (let i = 0; i < 100; i++) {
+      assert.equal(cache.get(key(`once-${i}`), 1, 0), undefined);
+      cache.keepInFile(key(`once-${i}`), toFile, 0);
+    }
+    assert.equal(file.size, 1, 'none of them kept');
+    assert.ok(cache.get(key('popular'), 1, 0), 'the popular answer still there');
+  });
 });
