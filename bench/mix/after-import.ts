@@ -8,10 +8,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BUNDLE_FORMAT } from '../../src/store/bundle/bundle.ts';
-import { runWrk } from '../load.ts';
 import type { Child } from '../processes.ts';
 import { scoopCommand } from '../processes.ts';
-import { drawsTaken, type MixStream } from './wrk-script.ts';
+import { type MixStream, runStretch } from './wrk-script.ts';
 
 export interface ImportCurve {
   readonly store: string;
@@ -59,17 +58,16 @@ export async function importCurve(options: {
   readonly work: string;
   readonly areas: number;
 }): Promise<ImportCurve> {
+  const { server, stream } = options;
+  const sent = {
+    url: server.url,
+    pid: server.pid,
+    scriptFile: options.scriptFile,
+    connections: options.connections,
+  };
   const load = async (seconds: number) => {
-    const result = await runWrk({
-      url: options.server.url,
-      requests: [],
-      script: options.stream.script(),
-      scriptFile: options.scriptFile,
-      connections: options.connections,
-      seconds,
-      serverPid: options.server.pid,
-    });
-    options.stream.advance(drawsTaken(result.requests, options.connections));
+    const { result, next } = await runStretch(sent, stream, stream.at, seconds);
+    stream.advance(next - stream.at);
     return result.rps;
   };
   const second = () => load(1);

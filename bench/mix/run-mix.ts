@@ -13,7 +13,7 @@ import { importAndToken } from '../bundle.ts';
 import type { CaptureEntry } from '../ceiling.ts';
 import { type GcOfRun, gcOfRun, gcTotals } from '../gc-stats.ts';
 import { type Captured, capture, captureEach } from '../http.ts';
-import { runWrk, type WrkResult } from '../load.ts';
+import type { WrkResult } from '../load.ts';
 import { median } from '../measure.ts';
 import { type Child, RssSampler, SERVE_ENV, startBenchChild, startScoop } from '../processes.ts';
 import { table } from '../render.ts';
@@ -23,7 +23,7 @@ import { type ImportCurve, importCurve } from './after-import.ts';
 import { writeMixBundle } from './dataset.ts';
 import type { MixReport, MixRow } from './mix-report.ts';
 import { type Distribution, drawOrder, type MixRequest, mixRequests, ORDER_LENGTH } from './requests.ts';
-import { drawsTaken, type MixFiles, MixStream, writeMixOrder, writeMixRequests } from './wrk-script.ts';
+import { type MixFiles, MixStream, runStretch, writeMixOrder, writeMixRequests } from './wrk-script.ts';
 
 /** How the mix is made and sent (also bench/duel.ts's). */
 export interface MixLoad {
@@ -254,18 +254,11 @@ async function timed(
   gc?: GcOfRun[],
 ): Promise<{ result: WrkResult; sent: number; warmedAt: number; measuredAt: number }> {
   let next = at.warmUp;
+  const sent = { url: target.url, pid: target.pid, scriptFile, connections: options.connections };
   const run = async (seconds: number) => {
-    const result = await runWrk({
-      url: target.url,
-      requests: [],
-      script: stream.script(next),
-      scriptFile,
-      connections: options.connections,
-      seconds,
-      serverPid: target.pid,
-    });
-    next += drawsTaken(result.requests, options.connections);
-    return result;
+    const stretch = await runStretch(sent, stream, next, seconds);
+    next = stretch.next;
+    return stretch.result;
   };
   if (options.warmupSeconds > 0) await run(options.warmupSeconds);
   if (at.measured !== undefined) next = at.measured;

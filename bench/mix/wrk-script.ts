@@ -5,7 +5,7 @@
  * `request()` then only steps through the order, from where the harness says (MixStream).
  */
 import { writeFileSync } from 'node:fs';
-import { DONE, luaString } from '../load.ts';
+import { DONE, luaString, runWrk, type WrkResult } from '../load.ts';
 import type { BenchRequest } from '../scenarios.ts';
 
 /** The raw HTTP/1.1 request wrk would send for `r` (wrk.format adds Host and Content-Length the same way). */
@@ -103,4 +103,34 @@ export class MixStream {
     if (this.position + draws >= this.length) this.wraps = true;
     this.position = (this.position + draws) % this.length;
   }
+}
+
+/** Where a stretch of a stream is sent: the server, and how wrk loads it. */
+export interface StretchTarget {
+  readonly url: string;
+  readonly pid: number;
+  readonly scriptFile: string;
+  readonly connections: number;
+}
+
+/**
+ * One wrk run of `seconds` sending `stream` from draw `from` on: its result, and the draw a
+ * run after it starts at (drawsTaken).
+ */
+export async function runStretch(
+  target: StretchTarget,
+  stream: MixStream,
+  from: number,
+  seconds: number,
+): Promise<{ result: WrkResult; next: number }> {
+  const result = await runWrk({
+    url: target.url,
+    requests: [],
+    script: stream.script(from),
+    scriptFile: target.scriptFile,
+    connections: target.connections,
+    seconds,
+    serverPid: target.pid,
+  });
+  return { result, next: from + drawsTaken(result.requests, target.connections) };
 }
