@@ -141,7 +141,7 @@ ${r.body === undefined ? '' : `wrk.body = ${luaString(r.body)}\n`}${pacing}${cou
     .join('\n');
   // Each thread starts at its own place in the list (thread_number, set by setup in DONE), the
   // same on every run and for every server: LuaJIT's math.random is not seeded, so a random
-  // start was one place for all (docs/performance.md, "The twenty-third round").
+  // start was one place for all (docs/performance.md, "The twenty-fourth round").
   return `local prepared = {}
 local next_index = 0
 function init(args)

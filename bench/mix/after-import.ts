@@ -59,14 +59,14 @@ export async function importCurve(options: {
   readonly areas: number;
 }): Promise<ImportCurve> {
   const { server, stream } = options;
-  const sent = {
+  const wrkTarget = {
     url: server.url,
     pid: server.pid,
     scriptFile: options.scriptFile,
     connections: options.connections,
   };
   const load = async (seconds: number) => {
-    const { result, next } = await runStretch(sent, stream, stream.at, seconds);
+    const { result, next } = await runStretch(wrkTarget, stream, stream.at, seconds);
     stream.advance(next - stream.at);
     return result.rps;
   };

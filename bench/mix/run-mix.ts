@@ -254,9 +254,9 @@ async function timed(
   gc?: GcOfRun[],
 ): Promise<{ result: WrkResult; sent: number; warmedAt: number; measuredAt: number }> {
   let next = at.warmUp;
-  const sent = { url: target.url, pid: target.pid, scriptFile, connections: options.connections };
+  const wrkTarget = { url: target.url, pid: target.pid, scriptFile, connections: options.connections };
   const run = async (seconds: number) => {
-    const stretch = await runStretch(sent, stream, next, seconds);
+    const stretch = await runStretch(wrkTarget, stream, next, seconds);
     next = stretch.next;
     return stretch.result;
   };
