@@ -164,6 +164,20 @@ test('an answer is found only by a request the same in everything its answer dep
   assert.equal(requestKey('POST', '/p', {}, Buffer.alloc(17 * 1024)), undefined);
 });
 
+test('one body posted to two addresses is two requests to the frequency sketch', () => {
+  // A form body such as `anhangID=5` goes to getAnhang and to checkAnhangVorhanden alike.
+  const form = { contentType: 'application/x-www-form-urlencoded' };
+  const post = (url: string) => requestKey('POST', url, form, Buffer.from('anhangID=5'))!;
+  assert.equal(post('/a/getAnhang').counted, post('/a/getAnhang').counted);
+  assert.notEqual(post('/a/getAnhang').counted, post('/a/checkAnhangVorhanden').counted);
+  const cache = new ResponseCache(1 << 20);
+  cache.get(post('/a/getAnhang'), 1, 0);
+  cache.get(post('/a/getAnhang'), 1, 0);
+  cache.get(post('/a/checkAnhangVorhanden'), 1, 0);
+  assert.equal(cache.admits(post('/a/checkAnhangVorhanden'), 10), false, 'asked for once');
+  assert.equal(cache.admits(post('/a/getAnhang'), 10), true, 'asked for twice');
+});
+
 test('a body hashes the same wherever it sits in memory', () => {
   const text = '<soap:Envelope>0123456789</soap:Envelope>';
   const hashes = new Set<number | string>();

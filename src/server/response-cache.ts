@@ -106,11 +106,11 @@ export interface RequestKey {
   /** A POST's body, compared byte for byte on a lookup. */
   readonly body: Buffer | undefined;
   /**
-   * Which bucket the request is looked up in: a hash of a POST's body, or a GET's URL
-   * itself (V8 hashes a string natively and keeps the hash with it).
+   * Which bucket the request is looked up in: a hash of a POST's URL and body, or a GET's
+   * URL itself (V8 hashes a string natively and keeps the hash with it).
    */
   readonly hash: number | string;
-  /** The request's number in the frequency sketch (admits): the body's hash, or the URL's. */
+  /** The request's number in the frequency sketch (admits): the POST's hash, or the URL's. */
   readonly counted: number;
 }
 
@@ -124,21 +124,21 @@ const FNV_PRIME = 16777619;
 const MAX_BUCKET = 8;
 
 /**
- * FNV-1a over 32-bit words, folded into V8's small-integer range (a Map keyed by small
- * integers allocates nothing per lookup). Hashing the bytes in place is what makes the key
+ * FNV-1a over 32-bit words from `seed` (the URL's hashText, so seeded per process), folded
+ * into V8's small-integer range (a Map keyed by small integers allocates nothing per lookup). Hashing the bytes in place is what makes the key
  * cheap: building one string of the request (a latin1 copy of the body, concatenated and
  * flattened for the Map) cost more than three times as much per request.
  */
-function hashBytes(bytes: Buffer): number {
+function hashBytes(bytes: Buffer, seed: number): number {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-  let hash = SEED ^ bytes.length;
+  let hash = seed ^ bytes.length;
   let i = 0;
   for (; i + 4 <= bytes.length; i += 4) hash = Math.imul(hash ^ view.getInt32(i, true), FNV_PRIME);
   for (; i < bytes.length; i++) hash = Math.imul(hash ^ bytes[i]!, FNV_PRIME);
   return hash >> 2;
 }
 
-/** FNV-1a over a string's UTF-16 code units, seeded as hashBytes is. */
+/** FNV-1a over a string's UTF-16 code units, seeded per process. */
 function hashText(text: string): number {
   let hash = SEED ^ text.length;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
@@ -170,7 +170,9 @@ export function requestKey(
     };
   }
   if (method !== 'POST' || body === undefined || body.length > MAX_KEYED_BODY) return undefined;
-  const hash = hashBytes(body);
+  // The URL too: one form body (`anhangID=5`) posted to two operations is two requests, and
+  // the sketch counted them as one until 2026-11-29 (docs/performance.md, "The twenty-fourth round").
+  const hash = hashBytes(body, hashText(url));
   return {
     method,
     url,
