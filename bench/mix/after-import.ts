@@ -66,8 +66,8 @@ export async function importCurve(options: {
     connections: options.connections,
   };
   const load = async (seconds: number) => {
-    const { result, next } = await runStretch(wrkTarget, stream, stream.at, seconds);
-    stream.advance(next - stream.at);
+    const { result, draws } = await runStretch(wrkTarget, stream, stream.at, seconds);
+    stream.advance(draws);
     return result.rps;
   };
   const second = () => load(1);

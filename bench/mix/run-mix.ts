@@ -256,9 +256,9 @@ async function timed(
   let next = at.warmUp;
   const wrkTarget = { url: target.url, pid: target.pid, scriptFile, connections: options.connections };
   const run = async (seconds: number) => {
-    const stretch = await runStretch(wrkTarget, stream, next, seconds);
-    next = stretch.next;
-    return stretch.result;
+    const { result, draws } = await runStretch(wrkTarget, stream, next, seconds);
+    next += draws;
+    return result;
   };
   if (options.warmupSeconds > 0) await run(options.warmupSeconds);
   if (at.measured !== undefined) next = at.measured;

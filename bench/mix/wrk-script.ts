@@ -113,16 +113,13 @@ export interface StretchTarget {
   readonly connections: number;
 }
 
-/**
- * One wrk run of `seconds` sending `stream` from draw `from` on: its result, and the draw a
- * run after it starts at (drawsTaken).
- */
+/** One wrk run of `seconds` sending `stream` from draw `from` on: its result, and the draws it took (drawsTaken). */
 export async function runStretch(
   target: StretchTarget,
   stream: MixStream,
   from: number,
   seconds: number,
-): Promise<{ result: WrkResult; next: number }> {
+): Promise<{ result: WrkResult; draws: number }> {
   const result = await runWrk({
     url: target.url,
     requests: [],
@@ -132,5 +129,5 @@ export async function runStretch(
     seconds,
     serverPid: target.pid,
   });
-  return { result, next: from + drawsTaken(result.requests, target.connections) };
+  return { result, draws: drawsTaken(result.requests, target.connections) };
 }

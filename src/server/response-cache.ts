@@ -125,9 +125,10 @@ const MAX_BUCKET = 8;
 
 /**
  * FNV-1a over 32-bit words from `seed` (the URL's hashText, so seeded per process), folded
- * into V8's small-integer range (a Map keyed by small integers allocates nothing per lookup). Hashing the bytes in place is what makes the key
- * cheap: building one string of the request (a latin1 copy of the body, concatenated and
- * flattened for the Map) cost more than three times as much per request.
+ * into V8's small-integer range (a Map keyed by small integers allocates nothing per
+ * lookup). Hashing the bytes in place is what makes the key cheap: building one string of
+ * the request (a latin1 copy of the body, concatenated and flattened for the Map) cost more
+ * than three times as much per request.
  */
 function hashBytes(bytes: Buffer, seed: number): number {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
