@@ -1,10 +1,11 @@
 /**
- * Where the server's log lines go: standard output, written once per event-loop turn
- * instead of once per line. Under load a turn answers many requests (up to the turn
- * budget, server/turns.ts), and a write(2) per request log line cost about a sixth of the
- * server's time (docs/performance.md "The request log"); gathered, they cost one call per
- * turn. A line is written in the turn it was logged (in setImmediate's phase), so nothing
- * waits on a timer, and anything still held is written when the process exits.
+ * Where the server's log lines go: standard output, gathered and written at most every
+ * GATHER_MS instead of once per line. Under load a write(2) per request log line cost
+ * about a sixth of the server's time, one per event-loop turn (up to the turn budget,
+ * server/turns.ts) still several percent, and most of what is left is per call
+ * (docs/performance.md "The request log"). Lines are written GATHER_MS after the first of
+ * them was logged, or at once when the buffer is full, and anything still held is written
+ * when the process exits.
  *
  * When the output is a pipe or a socket, which several workers may share, each write holds
  * whole lines and at most PIPE_BUF bytes, which POSIX makes atomic (write(2)): lines of
@@ -14,13 +15,25 @@ import { fstatSync, writeSync } from 'node:fs';
 
 /** POSIX's PIPE_BUF on Linux: a write to a pipe of at most this many bytes is not interleaved. */
 const PIPE_BUF = 4096;
-/** Held at most: past this, lines are written before the turn ends. */
+/** Held at most: past this, lines are written at once. */
 const FLUSH_BYTES = 256 * 1024;
+/** How long a line is held at most before it is written, so that many share one write. */
+export const GATHER_MS = 20;
 /** A reader that does not keep up (a full pipe) is given this long before lines are dropped. */
 const RETRY_MS = 10;
 const MAX_HELD_BYTES = 16 * 1024 * 1024;
 
-export interface LogDestination {
+/** Where lines made as bytes go (request-line.ts): no string is made, flattened or encoded. */
+export interface LineOutput {
+  /**
+   * Holds one line that `fill` writes into `to` from `at` on, at most `most` bytes of it,
+   * returning where it ends; `fill` is called at once, with `item`, or not at all when
+   * the line is dropped.
+   */
+  append<T>(most: number, fill: (to: Buffer, at: number, item: T) => number, item: T): void;
+}
+
+export interface LogDestination extends LineOutput {
   write(line: string): void;
   /** Writes every held line now (at exit, or before a fork). */
   flushSync(): void;
@@ -35,11 +48,14 @@ export interface LogDestinationOptions {
   readonly atomicWrites?: boolean;
   /** Tests replace the system call. */
   readonly write?: Writer;
+  /** How long lines are gathered before they are written (default GATHER_MS). */
+  readonly gatherMs?: number;
 }
 
 export function logDestination(fd: number, options: LogDestinationOptions = {}): LogDestination {
   const atomic = options.atomicWrites ?? isPipeOrSocket(fd);
   const write: Writer = options.write ?? ((target, data) => writeSync(target, data));
+  const gatherMs = options.gatherMs ?? GATHER_MS;
   // Lines are encoded into one buffer as they come and written from it: no array of lines
   // to join and no fresh buffer per turn (docs/performance.md "The request log").
   const pending = Buffer.allocUnsafe(FLUSH_BYTES);
@@ -137,6 +153,30 @@ export function logDestination(fd: number, options: LogDestinationOptions = {}):
     flush();
   });
 
+  /** Keeps a line too long for `pending` whole in the backlog, after what is held already. */
+  const holdWhole = (line: Buffer): void => {
+    holdPending();
+    backlog.push(line);
+    backlogBytes += line.length;
+    if (!retrying) flush();
+  };
+
+  /** Makes room in `pending` for `most` more bytes (written out, or moved to the backlog). */
+  const makeRoom = (most: number): void => {
+    if (used + most <= pending.length) return;
+    if (retrying) holdPending();
+    else flush();
+  };
+
+  /** Marks the end of a line just put into `pending`, and has it written in time. */
+  const held = (): void => {
+    if (atomic) ends.push(used);
+    if (!scheduled) {
+      scheduled = true;
+      setTimeout(flush, gatherMs).unref();
+    }
+  };
+
   return {
     write(line) {
       // UTF-8 takes at most 3 bytes per UTF-16 unit (a surrogate pair: 4 for 2).
@@ -148,24 +188,27 @@ export function logDestination(fd: number, options: LogDestinationOptions = {}):
         dropped++;
         return;
       }
+      makeRoom(most);
       if (used + most > pending.length) {
-        if (retrying) holdPending();
-        else flush();
-      }
-      if (used + most > pending.length) {
-        // Longer than the buffer: held whole, after what is held already.
-        holdPending();
-        backlog.push(Buffer.from(line));
-        backlogBytes += backlog[backlog.length - 1]!.length;
-        if (!retrying) flush();
+        holdWhole(Buffer.from(line));
         return;
       }
       used += pending.write(line, used);
-      if (atomic) ends.push(used);
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
+      held();
+    },
+    append(most, fill, item) {
+      if (backlogBytes + used + most > MAX_HELD_BYTES) {
+        dropped++;
+        return;
       }
+      makeRoom(most);
+      if (used + most > pending.length) {
+        const line = Buffer.allocUnsafe(most);
+        holdWhole(line.subarray(0, fill(line, 0, item)));
+        return;
+      }
+      used = fill(pending, used, item);
+      held();
     },
     flushSync() {
       retrying = false;

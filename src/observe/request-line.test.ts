@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import pino from 'pino';
+import type { LineOutput } from './log-destination.ts';
 import { type RequestRecord, requestLineWriter } from './request-line.ts';
 import { requestId } from './request-log.ts';
 
@@ -17,9 +18,19 @@ function pinoLines(base: Record<string, unknown> | undefined) {
   return { lines, log: (r: RequestRecord) => logger.info(r, 'request') };
 }
 
+/** serve's writer, into `lines`; each line must end within the room it asked for. */
 function fastLines(base: Record<string, unknown> | undefined) {
   const lines: string[] = [];
-  return { lines, log: requestLineWriter({ write: (line) => lines.push(line) }, base, TIME) };
+  const output: LineOutput = {
+    append(most, fill, item) {
+      // Filled past the line's end, so a line that wrote past `most` would throw.
+      const room = Buffer.alloc(most + 7, 0xff);
+      const end = fill(room.subarray(0, most + 3), 3, item);
+      assert.ok(end <= most + 3, `${end - 3} bytes written into room for ${most}`);
+      lines.push(room.toString('utf8', 3, end));
+    },
+  };
+  return { lines, log: requestLineWriter(output, base, TIME) };
 }
 
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
@@ -41,9 +52,14 @@ const records: fc.Arbitrary<RequestRecord> = fc.record({
   binding: maybe(recurring),
   status: fc.integer({ min: 100, max: 599 }),
   outcome: recurring,
-  ms: fc.integer({ min: 0, max: 10_000_000 }).map((n) => n / 10),
-  bytesIn: fc.nat(),
-  bytesOut: fc.nat(),
+  ms: fc.oneof(
+    fc.integer({ min: 0, max: 10_000_000 }).map((n) => n / 10),
+    fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }).map((n) => n / 10),
+    // Not what request-log.ts makes, but written as JSON all the same.
+    fc.double(),
+  ),
+  bytesIn: fc.oneof(fc.nat(), fc.maxSafeNat()),
+  bytesOut: fc.oneof(fc.nat(), fc.maxSafeNat(), fc.double()),
 });
 
 const wellFormed = (r: RequestRecord) =>
