@@ -153,12 +153,19 @@ export interface StoreComparison {
 }
 
 /** What the request log costs in one scenario (bench/log-cost.ts). */
+/** Issue 17 item 0 (bench/log-cost.ts): both servers loaded at once, on one core. */
 export interface LogCost {
   readonly name: string;
+  /** Medians of the rounds: server CPU per answered request (µs), and the rate during the round. */
+  readonly withLogUs: number;
+  readonly withoutLogUs: number;
   readonly withLogRps: number;
   readonly withoutLogRps: number;
-  /** Median of the rounds' ratios: rate with the log over rate without. */
+  /** Median of the rounds' ratios: CPU a request without the log over with it (the rate ratio). */
   readonly ratio: number;
+  readonly lowest: number;
+  readonly highest: number;
+  readonly errors: number;
   readonly pass: boolean;
 }
 
