@@ -152,8 +152,7 @@ export interface StoreComparison {
   readonly error: string | null;
 }
 
-/** What the request log costs in one scenario (bench/log-cost.ts). */
-/** Issue 17 item 0 (bench/log-cost.ts): both servers loaded at once, on one core. */
+/** What the request log costs in one scenario, issue 17 item 0 (bench/log-cost.ts): both servers loaded at once, on one core. */
 export interface LogCost {
   readonly name: string;
   /** Medians of the rounds: server CPU per answered request (µs), and the rate during the round. */

@@ -43,6 +43,45 @@ test('lines are gathered and written together, in order, GATHER_MS after the fir
   assert.deepEqual(out.writes, ['a\nb\n', 'c\n']);
 });
 
+test('lines are written within the gathering time of the first held, however many come after it', async () => {
+  const out = recorder();
+  const gatherMs = 200;
+  const log = logDestination(1, { write: out.write, atomicWrites: false, gatherMs });
+  const started = performance.now();
+  log.write('a\n');
+  await sleep(gatherMs * 0.75);
+  log.write('b\n');
+  while (out.writes.length === 0 && performance.now() - started < gatherMs * 4) await sleep(5);
+  assert.deepEqual(out.writes, ['a\nb\n']);
+  // A timer started again by each line (a debounce) would hold both until 1.75 × gatherMs.
+  const elapsed = performance.now() - started;
+  assert.ok(elapsed < gatherMs * 1.6, `written ${elapsed} ms after the first line`);
+});
+
+test('a write before the gathering time is up (a full buffer) leaves one timer, not two', async () => {
+  const out = recorder();
+  // Long enough that the test's own sleeps, and the event loop's cached clock that timers
+  // start from, are small beside it.
+  const gatherMs = 200;
+  const log = logDestination(1, { write: out.write, atomicWrites: false, gatherMs });
+  log.write('a\n');
+  const long = `${'x'.repeat(300_000)}\n`;
+  // Longer than the buffer: written at once, after what was held.
+  log.write(long);
+  assert.equal(out.writes.join(''), `a\n${long}`);
+  await sleep(gatherMs / 2);
+  // Held by the timer the first line armed; with a second timer armed here as well, the
+  // next line would go out when that one fired, well before its own time was up.
+  log.write('b\n');
+  await sleep(gatherMs * 0.75);
+  assert.equal(out.text(), `a\n${long}b\n`);
+  const logged = performance.now();
+  log.write('c\n');
+  while (!out.text().endsWith('c\n') && performance.now() - logged < gatherMs * 4) await sleep(5);
+  assert.ok(performance.now() - logged >= gatherMs - 10, `c written ${performance.now() - logged} ms after`);
+  assert.equal(out.text(), `a\n${long}b\nc\n`);
+});
+
 test('a line made as bytes takes its place among the others', async () => {
   const out = recorder();
   const log = logDestination(1, { write: out.write, atomicWrites: true });

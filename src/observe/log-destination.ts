@@ -1,6 +1,6 @@
 /**
- * Where the server's log lines go: standard output, gathered and written at most every
- * GATHER_MS instead of once per line. Under load a write(2) per request log line cost
+ * Where the server's log lines go: standard output, gathered and written within GATHER_MS
+ * of being logged instead of once per line. Under load a write(2) per request log line cost
  * about a sixth of the server's time, one per event-loop turn (up to the turn budget,
  * server/turns.ts) still several percent, and most of what is left is per call
  * (docs/performance.md "The request log"). Lines are written GATHER_MS after the first of
@@ -19,8 +19,9 @@ const PIPE_BUF = 4096;
 const FLUSH_BYTES = 256 * 1024;
 /** How long a line is held at most before it is written, so that many share one write. */
 export const GATHER_MS = 20;
-/** A reader that does not keep up (a full pipe) is given this long before lines are dropped. */
+/** How often a reader that does not keep up (a full pipe) is tried again. */
 const RETRY_MS = 10;
+/** Held at most while the reader does not keep up: past this, lines are dropped and counted. */
 const MAX_HELD_BYTES = 16 * 1024 * 1024;
 
 /** Where lines made as bytes go (request-line.ts): no string is made, flattened or encoded. */
@@ -35,7 +36,7 @@ export interface LineOutput {
 
 export interface LogDestination extends LineOutput {
   write(line: string): void;
-  /** Writes every held line now (at exit, or before a fork). */
+  /** Writes every held line now (the exit handler does the same). */
   flushSync(): void;
   /** Lines dropped because the output did not take them in time (a stalled reader). */
   readonly dropped: number;
@@ -57,7 +58,7 @@ export function logDestination(fd: number, options: LogDestinationOptions = {}):
   const write: Writer = options.write ?? ((target, data) => writeSync(target, data));
   const gatherMs = options.gatherMs ?? GATHER_MS;
   // Lines are encoded into one buffer as they come and written from it: no array of lines
-  // to join and no fresh buffer per turn (docs/performance.md "The request log").
+  // to join and no fresh buffer per write (docs/performance.md "The request log").
   const pending = Buffer.allocUnsafe(FLUSH_BYTES);
   let used = 0;
   /** Where each line in `pending` ends, to cut atomic writes at line ends. */
@@ -65,6 +66,7 @@ export function logDestination(fd: number, options: LogDestinationOptions = {}):
   /** What the output did not take yet (a full pipe), copied out of `pending`: written first. */
   let backlog: Buffer[] = [];
   let backlogBytes = 0;
+  /** A gathering timer is armed: the lines held now are written when it fires. */
   let scheduled = false;
   let retrying = false;
   let dropped = 0;
@@ -119,7 +121,6 @@ export function logDestination(fd: number, options: LogDestinationOptions = {}):
   };
 
   const flush = (): void => {
-    scheduled = false;
     if (retrying) return;
     while (backlog.length > 0) {
       const rest = writeAll(backlog[0]!);
@@ -171,9 +172,14 @@ export function logDestination(fd: number, options: LogDestinationOptions = {}):
   /** Marks the end of a line just put into `pending`, and has it written in time. */
   const held = (): void => {
     if (atomic) ends.push(used);
+    // Only the timer clears `scheduled`: a write before it (a full buffer, flushSync) leaves
+    // it armed for what is held by then, rather than arming a second one.
     if (!scheduled) {
       scheduled = true;
-      setTimeout(flush, gatherMs).unref();
+      setTimeout(() => {
+        scheduled = false;
+        flush();
+      }, gatherMs).unref();
     }
   };
 

@@ -23,9 +23,10 @@ function fastLines(base: Record<string, unknown> | undefined) {
   const lines: string[] = [];
   const output: LineOutput = {
     append(most, fill, item) {
-      // Filled past the line's end, so a line that wrote past `most` would throw.
-      const room = Buffer.alloc(most + 7, 0xff);
-      const end = fill(room.subarray(0, most + 3), 3, item);
+      // From offset 3, as a line after others in the held buffer; an end past the room is
+      // a line longer than it said.
+      const room = Buffer.alloc(most + 3);
+      const end = fill(room, 3, item);
       assert.ok(end <= most + 3, `${end - 3} bytes written into room for ${most}`);
       lines.push(room.toString('utf8', 3, end));
     },
@@ -82,6 +83,30 @@ test('a request line is what pino writes with serve’s settings, for any field 
       }),
       { numRuns: 2000 },
     );
+  }
+});
+
+test('a line with every number at its longest JSON still fits the room it asked for', () => {
+  const longest = -Number.MAX_VALUE; // -1.7976931348623157e+308
+  for (const base of [undefined, { pid: 4242 }]) {
+    const actual = fastLines(base);
+    const expected = pinoLines(base);
+    const record: RequestRecord = {
+      reqId: requestId(undefined),
+      client: '127.0.0.1',
+      method: 'GET',
+      path: '/',
+      op: undefined,
+      binding: undefined,
+      status: longest,
+      outcome: 'ok',
+      ms: longest,
+      bytesIn: longest,
+      bytesOut: longest,
+    };
+    actual.log(record);
+    expected.log(record);
+    assert.equal(actual.lines[0], expected.lines[0]);
   }
 });
 
