@@ -22,7 +22,7 @@ import path from 'node:path';
 import { importAndToken } from './bundle.ts';
 import { captureEach } from './http.ts';
 import { runWrk, type WrkResult } from './load.ts';
-import { median } from './measure.ts';
+import { median, ratioSpread } from './measure.ts';
 import { writeMixBundle } from './mix/dataset.ts';
 import { type Distribution, drawOrder, mixRequests, ORDER_LENGTH } from './mix/requests.ts';
 import { type MixLoad, packFilled } from './mix/run-mix.ts';
@@ -78,16 +78,13 @@ const TICK_US = 10_000;
 /** The rounds of one order, summed up: medians, and the ratio's spread. */
 export function duelRow(distribution: Distribution, samples: readonly DuelSample[]): DuelRow {
   if (samples.length === 0) throw new Error('a duel row needs at least one round');
-  const ratios = samples.map((s) => s.baselineUs / s.oursUs);
   return {
     distribution,
     oursUs: median(samples.map((s) => s.oursUs)),
     baselineUs: median(samples.map((s) => s.baselineUs)),
     oursRps: median(samples.map((s) => s.oursRps)),
     baselineRps: median(samples.map((s) => s.baselineRps)),
-    ratio: median(ratios),
-    lowest: Math.min(...ratios),
-    highest: Math.max(...ratios),
+    ...ratioSpread(samples.map((s) => s.baselineUs / s.oursUs)),
     errors: samples.reduce((sum, s) => sum + s.errors, 0),
   };
 }

@@ -15,7 +15,7 @@
 import path from 'node:path';
 import { capture } from './http.ts';
 import { runWrk, type WrkResult } from './load.ts';
-import { median, wireBytes } from './measure.ts';
+import { median, ratioSpread, wireBytes } from './measure.ts';
 import { type Child, processTicks, startScoop } from './processes.ts';
 import type { LogCost } from './report.ts';
 import { scenarios } from './scenarios.ts';
@@ -41,8 +41,7 @@ export interface LogRound {
 /** The rounds of one scenario, summed up: the median of the rounds' ratios, and their spread. */
 export function logCostRow(name: string, rounds: readonly LogRound[]): LogCost {
   if (rounds.length === 0) throw new Error('the request log’s cost needs at least one round');
-  const ratios = rounds.map((r) => r.withoutLogUs / r.withLogUs);
-  const ratio = median(ratios);
+  const spread = ratioSpread(rounds.map((r) => r.withoutLogUs / r.withLogUs));
   const errors = rounds.reduce((sum, r) => sum + r.errors, 0);
   return {
     name,
@@ -50,11 +49,9 @@ export function logCostRow(name: string, rounds: readonly LogRound[]): LogCost {
     withoutLogUs: median(rounds.map((r) => r.withoutLogUs)),
     withLogRps: median(rounds.map((r) => r.withLogRps)),
     withoutLogRps: median(rounds.map((r) => r.withoutLogRps)),
-    ratio,
-    lowest: Math.min(...ratios),
-    highest: Math.max(...ratios),
+    ...spread,
     errors,
-    pass: errors === 0 && ratio >= LOG_TARGET,
+    pass: errors === 0 && spread.ratio >= LOG_TARGET,
   };
 }
 

@@ -124,6 +124,11 @@ export function pairedRatio(
   return median(x.map((round, i) => figure(round) / figure(y[i]!)));
 }
 
+/** Rounds' ratios summed up: their median, and the lowest and highest beside it. */
+export function ratioSpread(ratios: readonly number[]): { ratio: number; lowest: number; highest: number } {
+  return { ratio: median(ratios), lowest: Math.min(...ratios), highest: Math.max(...ratios) };
+}
+
 /** The middle value; of an even number, the mean of the middle two. */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
