@@ -28,7 +28,7 @@ import { type Distribution, drawOrder, mixRequests, ORDER_LENGTH } from './mix/r
 import { type MixLoad, packFilled } from './mix/run-mix.ts';
 import { mixScript, writeMixOrder, writeMixRequests } from './mix/wrk-script.ts';
 import { scoopNodeFlags } from './node-flags.ts';
-import { type Child, processTicks, startScoop } from './processes.ts';
+import { type Child, cpuUsPerRequest, processTicks, startScoop } from './processes.ts';
 import { table } from './render.ts';
 import type { BenchRequest } from './scenarios.ts';
 
@@ -71,9 +71,6 @@ export interface DuelReport {
   readonly seconds: number;
   readonly rows: readonly DuelRow[];
 }
-
-/** /proc's clock ticks (USER_HZ, 100 on Linux) in µs. */
-const TICK_US = 10_000;
 
 /** The rounds of one order, summed up: medians, and the ratio's spread. */
 export function duelRow(distribution: Distribution, samples: readonly DuelSample[]): DuelRow {
@@ -193,7 +190,7 @@ export async function runDuel(
         );
         const after = servers.map((s) => processTicks(s.pid));
         if (round === 0) continue;
-        const usPerRequest = (i: number, r: WrkResult) => ((after[i]! - before[i]!) * TICK_US) / r.requests;
+        const usPerRequest = (i: number, r: WrkResult) => cpuUsPerRequest(before[i]!, after[i]!, r.requests);
         const [o, b] = results as [WrkResult, WrkResult];
         const sample: DuelSample = {
           oursUs: usPerRequest(0, o),

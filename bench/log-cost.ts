@@ -15,8 +15,8 @@
 import path from 'node:path';
 import { capture } from './http.ts';
 import { runWrk, type WrkResult } from './load.ts';
-import { median, ratioSpread, wireBytes } from './measure.ts';
-import { type Child, processTicks, startScoop } from './processes.ts';
+import { measureSettings, median, ratioSpread, wireBytes } from './measure.ts';
+import { type Child, cpuUsPerRequest, processTicks, startScoop } from './processes.ts';
 import type { LogCost } from './report.ts';
 import { scenarios } from './scenarios.ts';
 
@@ -25,9 +25,6 @@ export const LOG_SCENARIOS = ['getBereich-get', 'getBereich-soap11', 'getArtikel
 export const LOG_TARGET = 0.9;
 /** Seconds of one round: at 10 ms a clock tick, a server at half a core counts 200 ticks. */
 const ROUND_SECONDS = 4;
-/** /proc's clock ticks (USER_HZ, 100 on Linux) in µs. */
-const TICK_US = 10_000;
-const CONNECTIONS = 32;
 
 /** One round: each server's CPU per answered request and its rate while both were loaded. */
 export interface LogRound {
@@ -75,7 +72,7 @@ export async function logCost(work: string, db: string, token: string, rounds: n
           runWrk({
             url: servers[i]!.url,
             requests: [s.request],
-            connections: CONNECTIONS,
+            connections: measureSettings().connections,
             seconds: ROUND_SECONDS,
             scriptFile: path.join(work, `log-cost-${i}.lua`),
             expectedBytes: sizes[i],
@@ -95,7 +92,7 @@ export async function logCost(work: string, db: string, token: string, rounds: n
         const [a, b] = await Promise.all([withLogRun, withoutLogRun]);
         const after = servers.map((server) => processTicks(server.pid));
         if (round === 0) continue;
-        const us = (i: number, r: WrkResult) => ((after[i]! - before[i]!) * TICK_US) / r.requests;
+        const us = (i: number, r: WrkResult) => cpuUsPerRequest(before[i]!, after[i]!, r.requests);
         samples.push({
           withLogUs: us(0, a),
           withoutLogUs: us(1, b),

@@ -32,6 +32,11 @@ export function configure(next: MeasureSettings): void {
   settings = next;
 }
 
+/** The settings the run was configured with (`--connections`, `--rounds`, …). */
+export function measureSettings(): MeasureSettings {
+  return settings;
+}
+
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 export function wireBytes(c: Captured): number {

@@ -391,6 +391,14 @@ export function processTicks(pid: number): number {
   }
 }
 
+/** /proc's clock ticks (USER_HZ, 100 on Linux) in µs. */
+const TICK_US = 10_000;
+
+/** µs of CPU per answered request, from a process's ticks before and after a run. */
+export function cpuUsPerRequest(ticksBefore: number, ticksAfter: number, requests: number): number {
+  return ((ticksAfter - ticksBefore) * TICK_US) / requests;
+}
+
 export interface CpuShare {
   /**
    * Cores used on average over the run, by the measured server, the generator and everything
