@@ -22,7 +22,7 @@
  *   npm run bench -- --only mix                the realistic mix alone (bench/mix/: 20,000 articles, 50,000 distinct
  *                                              requests, uniform and Zipf, answer cache on and off, each store)
  *   npm run bench -- --only mix --mix-scale 0.1 --mix-requests 5000   … smaller, for a quick look
- *   npm run bench -- --only mix --mix-warm 0   … each server's rounds on cold caches (default: 15 s of each order first)
+ *   npm run bench -- --only mix --mix-warm 0   … each server's rounds on cold caches (default: each order's own server runs it 15 s first)
  *   npm run bench -- --only log                what the request log costs: default settings against SCOOP_LOG_LEVEL=warn
  *   npm run bench -- --only import             `scoop import` of the realistic mix's content into fresh stores, timed
  *                                              (bench/import-speed.ts; --rounds N, default 5; --import-bundle DIR)

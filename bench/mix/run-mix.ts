@@ -40,7 +40,7 @@ export interface MixLoad {
 
 export interface MixOptions extends MixLoad {
   /**
-   * Seconds each new server first runs each order, unmeasured, before its rounds: its caches
+   * Seconds each new server first runs its order, unmeasured, before its rounds: its caches
    * as a server in service has them (`--mix-warm`; 0, the protocol before 2026-11-29: the
    * rounds begin on cold caches). The curve after an import shows the cold start.
    */
@@ -94,63 +94,36 @@ export async function runMix(
       }
       // The answer cache off first: the runs with it on end with imports (after-import.ts).
       for (const cache of ['off', 'on'] as const) {
-        const ours = await startScoop({ db: store.location, env: { ...CACHE_ENV[cache], ...folders } });
-        // Each server's traffic from the orders' start: what one saw says nothing of another's caches.
-        const streams = {
-          uniform: new MixStream(streamFiles.uniform, ORDER_LENGTH),
-          zipf: new MixStream(streamFiles.zipf, ORDER_LENGTH),
-        };
-        const filledMs = await packFilled(ours);
-        notes.push(
-          filledMs === undefined
-            ? `mix, ${storeName}, cache ${cache}: the answer pack was not filled within ${PACK_WAIT_MS / 1000} s; measured anyway`
-            : `mix, ${storeName}, cache ${cache}: the answer pack filled ${(filledMs / 1000).toFixed(1)} s after the start; the rounds begin then (the rate while it fills: the curve after an import)`,
-        );
-        const sampler = new RssSampler(ours.pid, 100);
-        if (options.serverWarmSeconds > 0) {
-          for (const distribution of ['uniform', 'zipf'] as const) {
-            log(
-              `mix: ${storeName}, cache ${cache}, ${distribution}, warming for ${options.serverWarmSeconds} s`,
-            );
-            const stream = streams[distribution];
-            const warmed = await timed(ours, stream, { warmUp: stream.at }, scriptFile, {
-              ...options,
-              warmupSeconds: 0,
-              seconds: options.serverWarmSeconds,
-            });
-            stream.advance(warmed.sent);
-          }
-          notes.push(
-            `mix, ${storeName}, cache ${cache}: each order ran ${options.serverWarmSeconds} s, unmeasured, before the rounds (--mix-warm)`,
+        // Each order on a server of its own, as a server in service sees one kind of traffic:
+        // on one server the uniform order's filling of the caches weighed on the Zipf rounds
+        // (docs/performance.md, "The twenty-fourth round"). Each stream starts at its order's
+        // start: what one server saw says nothing of another's caches.
+        const served: Served[] = [];
+        for (const distribution of ['uniform', 'zipf'] as const) {
+          const order = await serveOrder(
+            { storeName, cache, distribution, db: store.location, env: { ...CACHE_ENV[cache], ...folders } },
+            new MixStream(streamFiles[distribution], ORDER_LENGTH),
+            ceiling,
+            scriptFile,
+            options,
+            notes,
+            log,
           );
-        }
-        const runs = new Map<Distribution, { ours: WrkResult[]; ceiling: WrkResult[]; gc: GcOfRun[] }>();
-        for (let round = 0; round < options.rounds; round++) {
-          for (const distribution of ['uniform', 'zipf'] as const) {
-            const stream = streams[distribution];
-            const entry = runs.get(distribution) ?? { ours: [], ceiling: [], gc: [] };
-            runs.set(distribution, entry);
-            log(`mix: ${storeName}, cache ${cache}, ${distribution}, round ${round + 1}/${options.rounds}`);
-            // The ceiling is sent the stretches ours was sent (its warm-up from where ours' began,
-            // its measured run from where ours' began); only ours moves the stream on.
-            const measured = await timed(ours, stream, { warmUp: stream.at }, scriptFile, options, entry.gc);
-            stream.advance(measured.sent);
-            entry.ours.push(measured.result);
-            const alike = { warmUp: measured.warmedAt, measured: measured.measuredAt };
-            entry.ceiling.push((await timed(ceiling, stream, alike, scriptFile, options)).result);
-          }
+          served.push(order);
+          // Without the answer cache nothing follows its rounds; with it, the import's curve.
+          if (cache === 'off') await order.stop();
         }
         if (cache === 'on') {
           // Last, as it changes the content: the curve after an import, at default settings.
-          for (const distribution of ['uniform', 'zipf'] as const) {
+          for (const { server, stream, distribution } of served) {
             log(`mix: ${storeName}, the rate around an import, ${distribution}`);
             curves.push(
               await importCurve({
-                server: ours,
+                server,
                 store: storeName,
                 db: store.location,
                 distribution,
-                stream: streams[distribution],
+                stream,
                 scriptFile,
                 connections: options.connections,
                 work,
@@ -158,30 +131,29 @@ export async function runMix(
               }),
             );
           }
+          for (const order of served) await order.stop();
         }
-        for (const [distribution, stream] of Object.entries(streams))
+        for (const { stream, distribution } of served)
           if (stream.wrapped)
             notes.push(
               `mix, ${storeName}, cache ${cache}: the ${distribution} order came round to its start, so part of it was sent twice (a longer run than ${ORDER_LENGTH} draws cover)`,
             );
-        const peakRssMb = sampler.stop().peakMb;
-        await ours.stop();
-        for (const [distribution, r] of runs) {
+        for (const { distribution, runs, peakRssMb } of served) {
           rows.push({
             store: storeName,
             cache,
             distribution,
-            oursRps: median(r.ours.map((x) => x.rps)),
-            ceilingRps: median(r.ceiling.map((x) => x.rps)),
-            ratio: median(r.ours.map((x, i) => x.rps / r.ceiling[i]!.rps)),
-            oursP99Ms: median(r.ours.map((x) => x.p99Ms)),
-            ceilingP99Ms: median(r.ceiling.map((x) => x.p99Ms)),
-            errors: [...r.ours, ...r.ceiling].reduce((sum, x) => sum + x.errorCount, 0),
-            peakRssMb,
-            ...(r.gc.length > 0
+            oursRps: median(runs.ours.map((x) => x.rps)),
+            ceilingRps: median(runs.ceiling.map((x) => x.rps)),
+            ratio: median(runs.ours.map((x, i) => x.rps / runs.ceiling[i]!.rps)),
+            oursP99Ms: median(runs.ours.map((x) => x.p99Ms)),
+            ceilingP99Ms: median(runs.ceiling.map((x) => x.p99Ms)),
+            errors: [...runs.ours, ...runs.ceiling].reduce((sum, x) => sum + x.errorCount, 0),
+            peakRssMb: peakRssMb(),
+            ...(runs.gc.length > 0
               ? {
-                  majorGcPerSecond: median(r.gc.map((x) => x.majorPerSecond)),
-                  gcPauseShare: median(r.gc.map((x) => x.pauseShare)),
+                  majorGcPerSecond: median(runs.gc.map((x) => x.majorPerSecond)),
+                  gcPauseShare: median(runs.gc.map((x) => x.pauseShare)),
                 }
               : {}),
           });
@@ -200,6 +172,97 @@ export async function runMix(
     curves,
     serverEnv: SERVE_ENV,
   };
+}
+
+/** One server's runs of one order: its measured rounds, and the ceiling's on the same stretches. */
+interface OrderRuns {
+  readonly ours: WrkResult[];
+  readonly ceiling: WrkResult[];
+  readonly gc: GcOfRun[];
+}
+
+/** A server that has run its order's rounds, still up (the import's curve comes after). */
+interface Served {
+  readonly distribution: Distribution;
+  readonly server: Child;
+  readonly stream: MixStream;
+  readonly runs: OrderRuns;
+  /** Its peak RSS over everything it ran, once stopped. */
+  readonly peakRssMb: () => number;
+  stop(): Promise<void>;
+}
+
+interface OrderSetup {
+  readonly storeName: string;
+  readonly cache: 'on' | 'off';
+  readonly distribution: Distribution;
+  readonly db: string;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/**
+ * Starts a server, waits for its answer pack, warms it on its order (`--mix-warm`), then runs
+ * the rounds: each a warm-up and a measured run of ours, then the ceiling sent the very
+ * stretches ours was (only ours moves the stream on).
+ */
+async function serveOrder(
+  setup: OrderSetup,
+  stream: MixStream,
+  ceiling: Child,
+  scriptFile: string,
+  options: MixOptions,
+  notes: string[],
+  log: (line: string) => void,
+): Promise<Served> {
+  const { storeName, cache, distribution } = setup;
+  const named = `${storeName}, cache ${cache}, ${distribution}`;
+  const server = await startScoop({ db: setup.db, env: setup.env });
+  const filledMs = await packFilled(server);
+  notes.push(
+    filledMs === undefined
+      ? `mix, ${named}: the answer pack was not filled within ${PACK_WAIT_MS / 1000} s; measured anyway`
+      : `mix, ${named}: the answer pack filled ${(filledMs / 1000).toFixed(1)} s after the start; the rounds begin then (the rate while it fills: the curve after an import)`,
+  );
+  const sampler = new RssSampler(server.pid, 100);
+  let peakMb: number | undefined;
+  const stop = async () => {
+    peakMb ??= sampler.stop().peakMb;
+    await server.stop();
+  };
+  try {
+    if (options.serverWarmSeconds > 0) {
+      log(`mix: ${named}, warming for ${options.serverWarmSeconds} s`);
+      const warmed = await timed(server, stream, { warmUp: stream.at }, scriptFile, {
+        ...options,
+        warmupSeconds: 0,
+        seconds: options.serverWarmSeconds,
+      });
+      stream.advance(warmed.sent);
+      notes.push(
+        `mix, ${named}: the server ran its order ${options.serverWarmSeconds} s, unmeasured, before the rounds (--mix-warm)`,
+      );
+    }
+    const runs: OrderRuns = { ours: [], ceiling: [], gc: [] };
+    for (let round = 0; round < options.rounds; round++) {
+      log(`mix: ${named}, round ${round + 1}/${options.rounds}`);
+      const measured = await timed(server, stream, { warmUp: stream.at }, scriptFile, options, runs.gc);
+      stream.advance(measured.sent);
+      runs.ours.push(measured.result);
+      const alike = { warmUp: measured.warmedAt, measured: measured.measuredAt };
+      runs.ceiling.push((await timed(ceiling, stream, alike, scriptFile, options)).result);
+    }
+    return {
+      distribution,
+      server,
+      stream,
+      runs,
+      peakRssMb: () => peakMb ?? sampler.stop().peakMb,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
 
 const PACK_WAIT_MS = 180_000;
