@@ -15,8 +15,8 @@ export interface MixRow {
   readonly ceilingP99Ms: number;
   readonly errors: number;
   /**
-   * Of the server under this configuration, over all its runs, in MiB (the sampled VmRSS's
-   * kB over 1024), the unit of the target.
+   * Of this order's server, over all its runs, in MiB (the sampled VmRSS's kB over 1024), the
+   * unit of the target.
    */
   readonly peakRssMb: number;
   /** Full collections a second of a measured run, the median of the rounds (bench/gc-stats.ts). */

@@ -64,6 +64,10 @@ export async function runMix(
     ...(await extraStores(options.stores, notes)),
   ];
   const rows: MixRow[] = [];
+  if (options.serverWarmSeconds > 0)
+    notes.push(
+      `mix: each server ran its order ${options.serverWarmSeconds} s, unmeasured, before its rounds (--mix-warm)`,
+    );
   const curves: ImportCurve[] = [];
   const importMs: Record<string, number> = {};
   let ceiling: Child | undefined;
@@ -97,40 +101,48 @@ export async function runMix(
         // Each order on a server of its own, as a server in service sees one kind of traffic:
         // on one server the uniform order's filling of the caches weighed on the Zipf rounds
         // (docs/performance.md, "The twenty-fourth round"). Each stream starts at its order's
-        // start: what one server saw says nothing of another's caches.
+        // start; the answer cache and the answer pack are each process's own, the file caches'
+        // folders (variants, base64 texts) are shared, as by the workers of one machine.
         const served: Served[] = [];
-        for (const distribution of ['uniform', 'zipf'] as const) {
-          const order = await serveOrder(
-            { storeName, cache, distribution, db: store.location, env: { ...CACHE_ENV[cache], ...folders } },
-            new MixStream(streamFiles[distribution], ORDER_LENGTH),
-            ceiling,
-            scriptFile,
-            options,
-            notes,
-            log,
-          );
-          served.push(order);
-          // Without the answer cache nothing follows its rounds; with it, the import's curve.
-          if (cache === 'off') await order.stop();
-        }
-        if (cache === 'on') {
-          // Last, as it changes the content: the curve after an import, at default settings.
-          for (const { server, stream, distribution } of served) {
-            log(`mix: ${storeName}, the rate around an import, ${distribution}`);
-            curves.push(
-              await importCurve({
-                server,
-                store: storeName,
-                db: store.location,
-                distribution,
-                stream,
-                scriptFile,
-                connections: options.connections,
-                work,
-                areas: 20,
-              }),
+        const setup = { storeName, cache, db: store.location, env: { ...CACHE_ENV[cache], ...folders } };
+        try {
+          for (const distribution of ['uniform', 'zipf'] as const) {
+            const order = await serveOrder(
+              { ...setup, distribution },
+              new MixStream(streamFiles[distribution], ORDER_LENGTH),
+              ceiling,
+              scriptFile,
+              options,
+              notes,
+              log,
             );
+            served.push(order);
+            // With the answer cache on, its curve after an import comes once every round has run.
+            if (cache === 'off') await order.stop();
           }
+          if (cache === 'on') {
+            // Last, as each import changes the content every server reads. A server after the
+            // first has seen the imports before its own: it runs its order again first.
+            for (const [i, order] of served.entries()) {
+              if (i > 0) await rewarm(order, `${storeName}, cache on`, scriptFile, options, notes, log);
+              log(`mix: ${storeName}, the rate around an import, ${order.distribution}`);
+              curves.push(
+                await importCurve({
+                  server: order.server,
+                  store: storeName,
+                  db: store.location,
+                  distribution: order.distribution,
+                  stream: order.stream,
+                  scriptFile,
+                  connections: options.connections,
+                  work,
+                  areas: 20,
+                }),
+              );
+              await order.stop();
+            }
+          }
+        } finally {
           for (const order of served) await order.stop();
         }
         for (const { stream, distribution } of served)
@@ -187,7 +199,7 @@ interface Served {
   readonly server: Child;
   readonly stream: MixStream;
   readonly runs: OrderRuns;
-  /** Its peak RSS over everything it ran, once stopped. */
+  /** Its peak RSS over everything it ran, known once it is stopped. */
   readonly peakRssMb: () => number;
   stop(): Promise<void>;
 }
@@ -217,30 +229,24 @@ async function serveOrder(
   const { storeName, cache, distribution } = setup;
   const named = `${storeName}, cache ${cache}, ${distribution}`;
   const server = await startScoop({ db: setup.db, env: setup.env });
-  const filledMs = await packFilled(server);
-  notes.push(
-    filledMs === undefined
-      ? `mix, ${named}: the answer pack was not filled within ${PACK_WAIT_MS / 1000} s; measured anyway`
-      : `mix, ${named}: the answer pack filled ${(filledMs / 1000).toFixed(1)} s after the start; the rounds begin then (the rate while it fills: the curve after an import)`,
-  );
-  const sampler = new RssSampler(server.pid, 100);
-  let peakMb: number | undefined;
+  let sampler: RssSampler | undefined;
+  let peakMb = 0;
   const stop = async () => {
-    peakMb ??= sampler.stop().peakMb;
+    if (sampler) peakMb = sampler.stop().peakMb;
+    sampler = undefined;
     await server.stop();
   };
   try {
+    const filledMs = await packFilled(server);
+    notes.push(
+      filledMs === undefined
+        ? `mix, ${named}: the answer pack was not filled within ${PACK_WAIT_MS / 1000} s; measured anyway`
+        : `mix, ${named}: the answer pack filled ${(filledMs / 1000).toFixed(1)} s after the start; the rounds begin then (the rate while it fills: the curve after an import)`,
+    );
+    sampler = new RssSampler(server.pid, 100);
     if (options.serverWarmSeconds > 0) {
       log(`mix: ${named}, warming for ${options.serverWarmSeconds} s`);
-      const warmed = await timed(server, stream, { warmUp: stream.at }, scriptFile, {
-        ...options,
-        warmupSeconds: 0,
-        seconds: options.serverWarmSeconds,
-      });
-      stream.advance(warmed.sent);
-      notes.push(
-        `mix, ${named}: the server ran its order ${options.serverWarmSeconds} s, unmeasured, before the rounds (--mix-warm)`,
-      );
+      await warm(server, stream, scriptFile, options);
     }
     const runs: OrderRuns = { ours: [], ceiling: [], gc: [] };
     for (let round = 0; round < options.rounds; round++) {
@@ -251,18 +257,43 @@ async function serveOrder(
       const alike = { warmUp: measured.warmedAt, measured: measured.measuredAt };
       runs.ceiling.push((await timed(ceiling, stream, alike, scriptFile, options)).result);
     }
-    return {
-      distribution,
-      server,
-      stream,
-      runs,
-      peakRssMb: () => peakMb ?? sampler.stop().peakMb,
-      stop,
-    };
+    return { distribution, server, stream, runs, peakRssMb: () => peakMb, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** `--mix-warm` seconds of the server's order, unmeasured, from where its stream is. */
+async function warm(
+  server: Child,
+  stream: MixStream,
+  scriptFile: string,
+  options: MixOptions,
+): Promise<void> {
+  const warmed = await timed(server, stream, { warmUp: stream.at }, scriptFile, {
+    ...options,
+    warmupSeconds: 0,
+    seconds: options.serverWarmSeconds,
+  });
+  stream.advance(warmed.sent);
+}
+
+/** A server that has sat idle through another's import, brought back to its steady state. */
+async function rewarm(
+  order: Served,
+  named: string,
+  scriptFile: string,
+  options: MixOptions,
+  notes: string[],
+  log: (line: string) => void,
+): Promise<void> {
+  const seconds = Math.max(options.serverWarmSeconds, 5);
+  log(`mix: ${named}, ${order.distribution}, warming again for ${seconds} s after the import before`);
+  await warm(order.server, order.stream, scriptFile, { ...options, serverWarmSeconds: seconds });
+  notes.push(
+    `mix, ${named}, ${order.distribution}: its curve after an import came after the other order's import; the server ran its order ${seconds} s first`,
+  );
 }
 
 const PACK_WAIT_MS = 180_000;
