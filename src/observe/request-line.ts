@@ -76,10 +76,13 @@ function remembered(format: (value: string) => Buffer): (value: string) => Buffe
   };
 }
 
-/** `optional(name, value)`, remembered. */
-function rememberedField(name: string): (value: string | undefined) => Buffer {
-  const field = remembered((value) => optional(name, value));
-  return (value) => (value === undefined ? NOTHING : field(value));
+/**
+ * `optional(name, value)` followed by `after` (the constant piece the line has next, so that
+ * both are one copy), remembered.
+ */
+function rememberedField(name: string, after: Buffer = NOTHING): (value: string | undefined) => Buffer {
+  const field = remembered((value) => Buffer.concat([optional(name, value), after]));
+  return (value) => (value === undefined ? after : field(value));
 }
 
 /** The longest JSON a number takes (`-1.2345678901234567e-300`). */
@@ -140,19 +143,20 @@ export function requestLineWriter(
   const BYTES_IN = Buffer.from(',"bytesIn":');
   const BYTES_OUT = Buffer.from(',"bytesOut":');
   const CLOSE = Buffer.from(',"msg":"request"}\n');
-  // The constant pieces, the quote after the id, and room for the four numbers.
-  const fixed =
-    [OPEN, REQ_ID, PATH, STATUS, MS, BYTES_IN, BYTES_OUT, CLOSE].reduce((n, b) => n + b.length, 0) +
-    1 +
-    4 * NUMBER_BYTES;
+  // The constant pieces not held with a field, the quote after the id, and room for the four
+  // numbers. Each other constant piece is one copy with what comes before it: the line's
+  // start with the time, `,"path":` with the method, `,"status":` with the binding and
+  // `,"ms":` with the outcome (about 20 ns a copy saved).
+  const fixed = [BYTES_IN, BYTES_OUT, CLOSE].reduce((n, b) => n + b.length, 0) + 1 + 4 * NUMBER_BYTES;
   const clientField = rememberedField('client');
-  const methodField = rememberedField('method');
+  const methodField = rememberedField('method', PATH);
   const opField = rememberedField('op');
-  const bindingField = rememberedField('binding');
-  const outcomeField = rememberedField('outcome');
+  const bindingField = rememberedField('binding', STATUS);
+  const outcomeField = rememberedField('outcome', MS);
   const pathField = remembered((value) => Buffer.from(quoted(value)));
   let timeText = '';
-  let timeField = NOTHING;
+  /** OPEN, the time and REQ_ID: made again when the time's text changes (once a millisecond). */
+  let start = Buffer.concat([OPEN, REQ_ID]);
   // The pieces of the line being written, set before output.append calls fill: no object
   // is made per line.
   let client = NOTHING;
@@ -163,24 +167,19 @@ export function requestLineWriter(
   let binding = NOTHING;
   let outcome = NOTHING;
   const fill = (to: Buffer, from: number, r: RequestRecord): number => {
-    let at = put(to, from, OPEN);
-    at = put(to, at, timeField);
-    at = put(to, at, REQ_ID);
+    let at = put(to, from, start);
     // A RequestId is ASCII (request-log.ts requestId).
     const id = r.reqId;
     for (let i = 0; i < id.length; i++) to[at++] = id.charCodeAt(i);
     to[at++] = 0x22;
     at = put(to, at, client);
-    at = put(to, at, forwardedFor);
+    if (forwardedFor.length > 0) at = put(to, at, forwardedFor);
     at = put(to, at, method);
-    at = put(to, at, PATH);
     at = put(to, at, path);
     at = put(to, at, op);
     at = put(to, at, binding);
-    at = put(to, at, STATUS);
     at = putNumber(to, at, r.status);
     at = put(to, at, outcome);
-    at = put(to, at, MS);
     at = putTenths(to, at, r.ms);
     at = put(to, at, BYTES_IN);
     at = putNumber(to, at, r.bytesIn);
@@ -192,7 +191,7 @@ export function requestLineWriter(
     const now = time();
     if (now !== timeText) {
       timeText = now;
-      timeField = Buffer.from(now);
+      start = Buffer.concat([OPEN, Buffer.from(now), REQ_ID]);
     }
     client = clientField(r.client);
     forwardedFor = optional('forwardedFor', r.forwardedFor);
@@ -203,7 +202,7 @@ export function requestLineWriter(
     outcome = outcomeField(r.outcome);
     const most =
       fixed +
-      timeField.length +
+      start.length +
       r.reqId.length +
       client.length +
       forwardedFor.length +
