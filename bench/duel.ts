@@ -19,16 +19,17 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
+import { loadTwoAtOnce } from './at-once.ts';
 import { importAndToken } from './bundle.ts';
 import { captureEach } from './http.ts';
-import { runWrk, type WrkResult } from './load.ts';
+import { runWrk } from './load.ts';
 import { median, ratioSpread } from './measure.ts';
 import { writeMixBundle } from './mix/dataset.ts';
 import { type Distribution, drawOrder, mixRequests, ORDER_LENGTH } from './mix/requests.ts';
 import { type MixLoad, packFilled } from './mix/run-mix.ts';
 import { mixScript, writeMixOrder, writeMixRequests } from './mix/wrk-script.ts';
 import { scoopNodeFlags } from './node-flags.ts';
-import { type Child, cpuUsPerRequest, processTicks, startScoop } from './processes.ts';
+import { type Child, startScoop } from './processes.ts';
 import { table } from './render.ts';
 import type { BenchRequest } from './scenarios.ts';
 
@@ -175,29 +176,23 @@ export async function runDuel(
           writeMixOrder(order, files.order);
           return { script: mixScript(files, 0), scriptFile: file('mix.lua') };
         });
-        const before = servers.map((s) => processTicks(s.pid));
-        const results = await Promise.all(
-          servers.map((server, i) =>
-            runWrk({
-              url: server.url,
-              requests: [],
-              ...scripts[i]!,
-              connections: options.connections,
-              seconds,
-              serverPid: server.pid,
-            }),
-          ),
+        const [o, b] = await loadTwoAtOnce([servers[0]!.pid, servers[1]!.pid], round, (i) =>
+          runWrk({
+            url: servers[i]!.url,
+            requests: [],
+            ...scripts[i]!,
+            connections: options.connections,
+            seconds,
+            serverPid: servers[i]!.pid,
+          }),
         );
-        const after = servers.map((s) => processTicks(s.pid));
         if (round === 0) continue;
-        const usPerRequest = (i: number, r: WrkResult) => cpuUsPerRequest(before[i]!, after[i]!, r.requests);
-        const [o, b] = results as [WrkResult, WrkResult];
         const sample: DuelSample = {
-          oursUs: usPerRequest(0, o),
-          baselineUs: usPerRequest(1, b),
-          oursRps: o.rps,
-          baselineRps: b.rps,
-          errors: o.errorCount + b.errorCount,
+          oursUs: o.cpuUs,
+          baselineUs: b.cpuUs,
+          oursRps: o.result.rps,
+          baselineRps: b.result.rps,
+          errors: o.result.errorCount + b.result.errorCount,
         };
         samples.push(sample);
         log(

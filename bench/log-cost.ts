@@ -3,7 +3,7 @@
  * scenarios against two `scoop serve` on the same store, one at its default settings (the
  * request log at `info`, written to a file) and one at `SCOOP_LOG_LEVEL=warn`, which writes
  * no request lines. Both are pinned to the server core and loaded at once, each by its own
- * wrk on the generator core (the duel's method, bench/duel.ts), and the figure is each
+ * wrk on the generator core (bench/at-once.ts, as the duel does), and the figure is each
  * server's CPU time per answered request: a server alone on a core answers at the rate its
  * CPU per request allows, so the rate with the log over the rate without is the CPU a
  * request costs without it over the CPU with it. Run one after the other, as before, the
@@ -13,10 +13,11 @@
  * ratios. Target: the log costs at most 10% of the rate.
  */
 import path from 'node:path';
+import { loadTwoAtOnce } from './at-once.ts';
 import { capture } from './http.ts';
-import { runWrk, type WrkResult } from './load.ts';
+import { runWrk } from './load.ts';
 import { measureSettings, median, ratioSpread, wireBytes } from './measure.ts';
-import { type Child, cpuUsPerRequest, processTicks, startScoop } from './processes.ts';
+import { type Child, startScoop } from './processes.ts';
 import type { LogCost } from './report.ts';
 import { scenarios } from './scenarios.ts';
 
@@ -67,38 +68,24 @@ export async function logCost(work: string, db: string, token: string, rounds: n
       const samples: LogRound[] = [];
       // Round 0 warms both up, loaded as measured, and is not counted.
       for (let round = 0; round <= rounds; round++) {
-        const before = servers.map((server) => processTicks(server.pid));
-        const load = (i: number) =>
+        const [a, b] = await loadTwoAtOnce([withLog.pid, withoutLog.pid], round, (i) =>
           runWrk({
-            url: servers[i]!.url,
+            url: servers[i].url,
             requests: [s.request],
             connections: measureSettings().connections,
             seconds: ROUND_SECONDS,
             scriptFile: path.join(work, `log-cost-${i}.lua`),
             expectedBytes: sizes[i],
-            serverPid: servers[i]!.pid,
-          });
-        // Which wrk starts first alternates: the first to start has its server busy a moment
-        // before the other.
-        let withLogRun: Promise<WrkResult>;
-        let withoutLogRun: Promise<WrkResult>;
-        if (round % 2 === 0) {
-          withLogRun = load(0);
-          withoutLogRun = load(1);
-        } else {
-          withoutLogRun = load(1);
-          withLogRun = load(0);
-        }
-        const [a, b] = await Promise.all([withLogRun, withoutLogRun]);
-        const after = servers.map((server) => processTicks(server.pid));
+            serverPid: servers[i].pid,
+          }),
+        );
         if (round === 0) continue;
-        const us = (i: number, r: WrkResult) => cpuUsPerRequest(before[i]!, after[i]!, r.requests);
         samples.push({
-          withLogUs: us(0, a),
-          withoutLogUs: us(1, b),
-          withLogRps: a.rps,
-          withoutLogRps: b.rps,
-          errors: a.errorCount + b.errorCount,
+          withLogUs: a.cpuUs,
+          withoutLogUs: b.cpuUs,
+          withLogRps: a.result.rps,
+          withoutLogRps: b.result.rps,
+          errors: a.result.errorCount + b.result.errorCount,
         });
       }
       results.push(logCostRow(s.name, samples));

@@ -70,8 +70,8 @@ const refusedInFlight = new WeakMap<ObservedResponse, TransportRefusal>();
  * cost 3% of a small cached answer's CPU (docs/performance.md, "The twenty-sixth round").
  * It comes round to zero after 16^12 ids.
  */
-const nextId = Buffer.from(`${randomUUID().slice(0, 24)}000000000000`, 'latin1');
-const COUNTER_FROM = 24;
+const ID_PREFIX = randomUUID().slice(0, 24);
+const nextId = Buffer.from(`${ID_PREFIX}000000000000`, 'latin1');
 
 /** Counts the lowercase hex digits of `bytes` from `from` on up by one; all 'f' become all '0'. */
 export function countUp(bytes: Uint8Array, from: number): void {
@@ -89,7 +89,7 @@ export function countUp(bytes: Uint8Array, from: number): void {
 }
 
 function issueId(): RequestId {
-  countUp(nextId, COUNTER_FROM);
+  countUp(nextId, ID_PREFIX.length);
   return nextId.toString('latin1') as RequestId;
 }
 
