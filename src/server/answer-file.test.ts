@@ -71,6 +71,22 @@ test('an answer kept is found for the very request, as the memory tier would sen
   file.close();
 });
 
+test('a key missed and then kept, as a request does, is found by the same request made anew', () => {
+  const file = open();
+  const key = soapKey('<a>7</a>');
+  // The lookup makes the key's head and hash; keep uses them, so they must be this request's.
+  assert.equal(file.get(key, 1, 0), undefined);
+  file.keep(key, answer('<answer>sieben</answer>'), 0);
+  assert.equal(file.get(soapKey('<a>7</a>'), 1, 0)?.body.toString(), '<answer>sieben</answer>');
+  assert.equal(file.get(soapKey('<a>8</a>'), 1, 0), undefined);
+  const other = soapKey('<a>8</a>');
+  assert.equal(file.get(other, 1, 0), undefined);
+  file.keep(other, answer('<answer>acht</answer>'), 0);
+  assert.equal(file.get(key, 1, 0)?.body.toString(), '<answer>sieben</answer>');
+  assert.equal(file.get(soapKey('<a>8</a>'), 1, 0)?.body.toString(), '<answer>acht</answer>');
+  file.close();
+});
+
 test('an entity tag is kept with its answer, last among the headers as send writes it', () => {
   const file = open();
   const key = requestKey('GET', '/scoop/api/v6/public.asmx/getBereich?bereichID=1', {}, undefined)!;

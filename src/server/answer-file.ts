@@ -90,6 +90,28 @@ export function requestHead(key: RequestKey): Buffer {
   );
 }
 
+/** A request's head as its record starts (requestHead) and the hash of the whole request (keyHash). */
+interface Filed {
+  readonly head: Buffer;
+  readonly hash: number;
+}
+
+/**
+ * Each key's head and hash, made once: a miss looks its key up (get) and, its answer made,
+ * keeps it (keep); both need them, and making them is about a microsecond.
+ */
+const filedKeys = new WeakMap<RequestKey, Filed>();
+
+function filed(key: RequestKey): Filed {
+  let known = filedKeys.get(key);
+  if (known === undefined) {
+    const head = requestHead(key);
+    known = { head, hash: keyHash(head, key.body, key.counted) };
+    filedKeys.set(key, known);
+  }
+  return known;
+}
+
 /**
  * FNV-1a of the whole request, from the request's own seeded hash (RequestKey.counted), so
  * that requests a crafted collision puts under one hash still differ here, and a lookup
@@ -244,8 +266,7 @@ export class AnswerFile implements AnswerTier {
       return undefined;
     }
     try {
-      const head = requestHead(key);
-      const hash = keyHash(head, key.body, key.counted);
+      const { head, hash } = filed(key);
       let seq = this.newest.get(hash);
       if (seq === undefined) return undefined;
       const bodyLength = key.body?.length ?? 0;
@@ -296,8 +317,7 @@ export class AnswerFile implements AnswerTier {
     for (const part of answer.body) answerLength += part.length;
     // Too large for the file whatever it gave up, before any of the work below.
     if (bodyLength + answerLength > this.options.maxBytes) return;
-    const head = requestHead(key);
-    const hash = keyHash(head, key.body, key.counted);
+    const { head, hash } = filed(key);
     const chainHead = this.newest.get(hash) ?? -1;
     if (!this.roomInChain(chainHead, now, hash, head.length, bodyLength)) return;
     const shape = this.shapeOf(answer.call, answer.conditional);
