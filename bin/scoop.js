@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
+#!/usr/bin/env -S node --max-semi-space-size=8 --no-memory-reducer
 // Entry point of the `scoop` command. Runs the built bundle (dist/cli.mjs, made by
 // `npm install`, `npm start` and `npm test`) when it is at least as new as every source
 // file; otherwise the sources themselves through the TypeScript loader, so a stale build

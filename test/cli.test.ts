@@ -97,7 +97,7 @@ describe('the scoop command', () => {
     assert.match(run.stdout, /^scoop \S+\n$/);
     // What the benchmark starts its servers with (bench/node-flags.ts).
     const flags = scoopNodeFlags(path.dirname(path.dirname(BIN)));
-    assert.deepEqual(flags, ['--max-semi-space-size=8']);
+    assert.deepEqual(flags, ['--max-semi-space-size=8', '--no-memory-reducer']);
     // node got them: it prints its own arguments before scoop runs.
     const shown = spawnSync(BIN, ['--version'], {
       cwd: s.root,
