@@ -241,6 +241,13 @@ async function startScoopOnce(options: ScoopOptions): Promise<Child> {
   return handle;
 }
 
+/**
+ * V8's setting `scoop` runs with (bin/scoop.js), given to the ceiling and the peer too: an
+ * idle server is not to be measured slower for V8's collections of its heap meanwhile
+ * (docs/performance.md, "The twenty-seventh round").
+ */
+const CHILD_FLAGS = ['--no-memory-reducer'];
+
 /** A benchmark child (bench/ceiling.ts, bench/peer.ts) that prints `{"url": …}` on stdout once it listens. */
 export async function startBenchChild(
   name: string,
@@ -249,7 +256,11 @@ export async function startBenchChild(
   fdLimit?: number,
   nodeFlags: readonly string[] = [],
 ): Promise<Child> {
-  const child = spawnNode([...nodeFlags, '--import', 'tsx', script, ...args], { ...process.env }, fdLimit);
+  const child = spawnNode(
+    [...CHILD_FLAGS, ...nodeFlags, '--import', 'tsx', script, ...args],
+    { ...process.env },
+    fdLimit,
+  );
   const errors = collectStderr(child);
   const early = exitedEarly(child, name, errors);
   early.catch(() => undefined);

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the benchmark harness (issue 7). Not part of `npm test`: its figures
- * depend on the machine, and it takes about three minutes.
+ * depend on the machine, and it takes 10–12 minutes.
  *
  *   npm run bench                              everything: scenarios vs ceiling and peer, 200 MB, RSS, images
  *   npm run bench -- --only getBereich-get,huge   some scenarios (names as in the table; `huge`, `images`)
@@ -167,6 +167,9 @@ async function bench(): Promise<BenchReport> {
   const loadAtStart = loadavg()[0]!;
   // Other processes on this 2-core machine (a test suite, a build) skew every figure.
   const waitSeconds = Number(opts['wait-quiet']);
+  const idleSeconds = Number(opts['idle-first']);
+  if (!Number.isFinite(idleSeconds) || idleSeconds < 0)
+    throw new Error(`--idle-first takes a number of seconds, not ${opts['idle-first']}`);
   if (waitSeconds > 0) log(`waiting up to ${waitSeconds} s for the machine to be quiet…`);
   const busyAtStart = waitSeconds > 0 ? await waitQuiet(waitSeconds) : await machineBusy();
   if (busyAtStart > 0.15)
@@ -285,12 +288,13 @@ async function bench(): Promise<BenchReport> {
     // As a server in service has been: V8's collections of an idle heap once left our
     // server a third slower on small answers for good (docs/performance.md, "The
     // twenty-seventh round"); a server loaded at once never showed it.
-    const idleSeconds = Number(opts['idle-first']);
     if (list.length > 0 && idleSeconds > 0) {
-      log(`the servers sit idle ${idleSeconds} s before they are measured (--idle-first)…`);
+      log(
+        `ours, the ceiling and the peer sit idle ${idleSeconds} s before the first scenario (--idle-first)…`,
+      );
       await setTimeout(idleSeconds * 1000);
       notes.push(
-        `every scenario's server sat idle ${idleSeconds} s after its start before it was measured (--idle-first)`,
+        `ours, the ceiling and the peer sat idle ${idleSeconds} s after their captures before the first scenario (--idle-first; the stores' comparison, log, mix and duel servers do not)`,
       );
     }
     const sampler = new RssSampler(ours.pid, 100);

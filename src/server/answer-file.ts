@@ -98,7 +98,9 @@ interface Filed {
 
 /**
  * Each key's head and hash, made once: a miss looks its key up (get) and, its answer made,
- * keeps it (keep); both need them, and making them is about a microsecond.
+ * keeps it (keep); both need them, and making them is about a microsecond. A request's key
+ * lives as long as its request (the memory tier keeps a copy, response-cache.ts `keptKey`),
+ * so what is remembered goes with it.
  */
 const filedKeys = new WeakMap<RequestKey, Filed>();
 

@@ -198,9 +198,13 @@ function sameRequest(a: RequestKey, b: RequestKey): boolean {
   );
 }
 
-/** A key that owns its body: a request's body may be a view of a larger socket buffer. */
+/**
+ * A key of its own: a request's body may be a view of a larger socket buffer, and the
+ * request's own key object has the file tier's head (answer-file.ts `filed`), a slice of
+ * node's shared 8 KiB pool, remembered with it while it lives.
+ */
 function keptKey(key: RequestKey): RequestKey {
-  if (key.body === undefined) return key;
+  if (key.body === undefined) return { ...key };
   const body = Buffer.allocUnsafeSlow(key.body.length);
   key.body.copy(body);
   return { ...key, body };
