@@ -65,13 +65,20 @@ const MEMO_VALUES = 256;
  */
 function remembered(format: (value: string) => Buffer): (value: string) => Buffer {
   const memo = new Map<string, Buffer>();
+  // The last value first: comparing it costs less than the hash a new string (a path cut
+  // from each request's URL) needs for the map, and consecutive lines often share it.
+  let lastValue: string | undefined;
+  let lastField = NOTHING;
   return (value) => {
+    if (value === lastValue) return lastField;
     let field = memo.get(value);
     if (field === undefined) {
       field = format(value);
       if (memo.size >= MEMO_VALUES) memo.clear();
       memo.set(value, field);
     }
+    lastValue = value;
+    lastField = field;
     return field;
   };
 }
