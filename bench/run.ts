@@ -286,8 +286,8 @@ async function bench(): Promise<BenchReport> {
     }
 
     // As a server in service has been: V8's collections of an idle heap once left our
-    // server a third slower on small answers for good (docs/performance.md, "The
-    // twenty-seventh round"); a server loaded at once never showed it.
+    // server a third slower on small answers, as long as it was watched (docs/performance.md,
+    // "The twenty-seventh round"); a server loaded at once did not show it.
     if (list.length > 0 && idleSeconds > 0) {
       log(
         `ours, the ceiling and the peer sit idle ${idleSeconds} s before the first scenario (--idle-first)…`,
