@@ -37,7 +37,7 @@ for (const tier of ['memory', 'file'] as const) {
 
     before(async () => {
       if (tier === 'file') {
-        file = AnswerFile.open({ dir: bundles, maxBytes: 1024 * 1024 });
+        file = AnswerFile.open({ dir: bundles, maxBytes: 1024 * 1024, keepShare: 1 });
         const get = file.get.bind(file);
         file.get = (...args) => {
           const found = get(...args);

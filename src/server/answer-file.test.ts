@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { OPERATIONS } from '../contract/operations.ts';
 import type { Call } from '../protocol/binding.ts';
-import { AnswerFile, keyHash, requestHead } from './answer-file.ts';
+import { AnswerFile, KEEP_BURST_MS, keyHash, requestHead } from './answer-file.ts';
 import { cachedHead, type FileableAnswer, type RequestKey, requestKey } from './response-cache.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'scoop-answer-file-'));
@@ -43,7 +43,8 @@ function answer(text: string, more: Partial<FileableAnswer> = {}): FileableAnswe
 
 /** A file whose version is 1, as a request's lookup makes it before its answer is kept. */
 function open(options: Partial<Parameters<typeof AnswerFile.open>[0]> = {}): AnswerFile {
-  const file = AnswerFile.open({ dir, maxBytes: 1024 * 1024, ...options });
+  // Keeping may take all the time (keepShare 1) unless a test bounds it.
+  const file = AnswerFile.open({ dir, maxBytes: 1024 * 1024, keepShare: 1, ...options });
   assert.equal(file.get(soapKey('<nothing/>'), 1, 0), undefined);
   return file;
 }
@@ -463,3 +464,51 @@ function safeLink(fd: string): string {
     return '';
   }
 }
+
+test('keeping takes at most its share of the time: spent, it keeps nothing until time gives the budget back', () => {
+  // Each read of the clock moves it on 4 ms: a keep (two reads) takes 4 ms, as does the wait before the next.
+  let t = 0;
+  const clock = () => {
+    const at = t;
+    t += 4;
+    return at;
+  };
+  const file = open({ keepShare: 0.1, clock });
+  const offered = 200;
+  for (let i = 0; i < offered; i++) file.keep(soapKey(`<k>${i}</k>`), answer(`<answer>${i}</answer>`), 0);
+  const kept = file.size;
+  // The burst, then about one keep in ten of the time: far fewer than offered, never more than
+  // the budget allows (KEEP_BURST_MS at first, a tenth of the time since, one keep's overrun).
+  assert.ok(kept > KEEP_BURST_MS / 4, `kept ${kept}`);
+  assert.ok(kept * 4 <= KEEP_BURST_MS + 0.1 * t + 4, `kept ${kept} in ${t} ms`);
+  assert.ok(kept < offered / 4, `kept ${kept} of ${offered}`);
+  // Kept answers are found; the time a keep took is counted whether it kept or not.
+  assert.ok(file.get(soapKey('<k>0</k>'), 1, 0));
+  const before = file.size;
+  t += 10_000;
+  file.keep(soapKey('<k>later</k>'), answer('<answer>later</answer>'), 0);
+  assert.equal(file.size, before + 1, 'a budget given back by time keeps again');
+});
+
+test('a budget given back is never more than one burst, however long keeping waited', () => {
+  /** Records kept of 100 offered one after another, after a first keep and a wait of `wait` ms. */
+  const keptAfter = (wait: number): number => {
+    // Each read of the clock moves it on 10 ms: a keep takes 10 ms, a fifth of it given back.
+    let t = 0;
+    const clock = () => {
+      const at = t;
+      t += 10;
+      return at;
+    };
+    const file = open({ keepShare: 0.2, clock });
+    file.keep(soapKey('<b>first</b>'), answer('<answer>first</answer>'), 0);
+    t += wait;
+    for (let i = 0; i < 100; i++) file.keep(soapKey(`<b>${i}</b>`), answer(`<answer>${i}</answer>`), 0);
+    return file.size - 1;
+  };
+  // A wait of a second gives the whole burst back (a fifth of it is more than KEEP_BURST_MS).
+  const afterSecond = keptAfter(1000);
+  assert.ok(afterSecond > 0 && afterSecond < 50, `kept ${afterSecond}`);
+  // Saved up, a fifth of a long wait would keep every one of them.
+  assert.equal(keptAfter(1_000_000), afterSecond);
+});

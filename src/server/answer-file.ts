@@ -27,6 +27,16 @@
  * sent to a public operation) are counted as one by that estimate and kept as many, within
  * the bounds. A file that cannot be written or read closes the tier (`onError`), and every
  * lookup misses from then on.
+ *
+ * Keeping is dear while the file fills: a write to a part of the file not written before
+ * costs the kernel new pages (20-180 µs for 37 KB on a fresh VM, against 8-10 µs over pages
+ * written before), and in a server's first minutes every miss asked for twice is kept. A
+ * server spent 13-28% more CPU a request on uniform traffic in its first minute with the
+ * file than without it, up to 65% more in a duel (docs/performance.md, the twenty-fourth and
+ * twenty-eighth rounds). So keeping has a budget of time, as flash caches bound their write
+ * rate: at most `keepShare` of the time goes to keeping answers (each keep's whole time
+ * measured, its write with it), at most KEEP_BURST_MS at once. An answer offered while the
+ * budget is spent is not kept; its request is offered again at its next miss.
  */
 import { closeSync, readSync, writevSync } from 'node:fs';
 import type { Call } from '../protocol/binding.ts';
@@ -48,6 +58,10 @@ export interface AnswerFileOptions {
   readonly maxEntries?: number;
   /** Told when the file cannot be written or read: the tier is then closed. */
   readonly onError?: (error: unknown) => void;
+  /** The share of the time keeping answers may take (DEFAULT_KEEP_SHARE). */
+  readonly keepShare?: number;
+  /** Milliseconds from any start (`performance.now` by default): what keeping's budget is counted in. */
+  readonly clock?: () => number;
 }
 
 /** What the answers of one operation, binding and route share. */
@@ -66,6 +80,14 @@ interface Head {
 }
 
 const DEFAULT_MAX_ENTRIES = 131_072;
+/**
+ * Keeping's share of the time: a full file's keeps, over pages written before, fit in it
+ * at the mix's rates (2,500 keeps a second at about 12 µs), the filling of an empty one is
+ * spread over a minute or two instead of taking a fifth of the first.
+ */
+export const DEFAULT_KEEP_SHARE = 0.03;
+/** The most time keeping may take at once, ms (a budget unspent for a while is not saved up beyond it). */
+export const KEEP_BURST_MS = 20;
 /** Slots of a new index; it doubles up to maxEntries as records come. */
 const INITIAL_CAPACITY = 1024;
 /** Records one answer may take the place of: a keep's work is bounded. */
@@ -224,6 +246,11 @@ export class AnswerFile implements AnswerTier {
   private readonly shapeIds = new Map<string, number>();
   private readonly heads = new Map<string, Head>();
   private readonly maxEntries: number;
+  private readonly keepShare: number;
+  private readonly clock: () => number;
+  /** Keeping's budget left, ms, as of `creditAt` (clock). */
+  private credit = KEEP_BURST_MS;
+  private creditAt: number | undefined;
 
   private constructor(
     fd: number,
@@ -231,6 +258,8 @@ export class AnswerFile implements AnswerTier {
   ) {
     this.fd = fd;
     this.maxEntries = Math.max(1, options.maxEntries ?? DEFAULT_MAX_ENTRIES);
+    this.keepShare = options.keepShare ?? DEFAULT_KEEP_SHARE;
+    this.clock = options.clock ?? (() => performance.now());
   }
 
   static open(options: AnswerFileOptions): AnswerFile {
@@ -296,15 +325,27 @@ export class AnswerFile implements AnswerTier {
    * Keeps `answer` to `key`, in place of the oldest records when the file or the index is
    * full (place), unless its request's hash holds MAX_CHAIN records live at `now` or one of
    * them is already this request's (many connections missing the same answer at once would
-   * each keep it). `asked` tells how often a request was asked for lately (the frequency
-   * sketch, by RequestKey.counted), for place's choice; without it, the oldest always go.
+   * each keep it), or keeping's budget of time is spent (mayKeep). `asked` tells how often a
+   * request was asked for lately (the frequency sketch, by RequestKey.counted), for place's
+   * choice; without it, the oldest always go.
    */
   keep(key: RequestKey, answer: FileableAnswer, now: number, asked?: (counted: number) => number): void {
+    const started = this.clock();
+    if (!this.mayKeep(started)) return;
     try {
       this.keepNow(key, answer, now, asked);
     } catch (error) {
       this.fail(error);
     }
+    this.credit -= this.clock() - started;
+  }
+
+  /** Whether keeping's budget has time left at `at` (clock), given back at keepShare since it was last counted. */
+  private mayKeep(at: number): boolean {
+    if (this.creditAt !== undefined)
+      this.credit = Math.min(KEEP_BURST_MS, this.credit + (at - this.creditAt) * this.keepShare);
+    this.creditAt = at;
+    return this.credit > 0;
   }
 
   private keepNow(

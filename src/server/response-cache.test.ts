@@ -35,7 +35,8 @@ const answer = (version: number, bytes: number, expiresAt = Number.POSITIVE_INFI
 /** An answer file in a folder of its own, closed and removed after `use`. */
 function withFile(options: { maxBytes: number; maxEntries?: number }, use: (file: AnswerFile) => void): void {
   const dir = mkdtempSync(path.join(tmpdir(), 'scoop-rc-file-'));
-  const file = AnswerFile.open({ dir, ...options });
+  // Keeping may take all the time: these tests are about what is kept, not when (answer-file.test.ts).
+  const file = AnswerFile.open({ dir, keepShare: 1, ...options });
   try {
     use(file);
   } finally {
