@@ -29,14 +29,16 @@
  * lookup misses from then on.
  *
  * Keeping is dear while the file fills: a write to a part of the file not written before
- * costs the kernel new pages (20-180 µs for 37 KB on a fresh VM, against 8-10 µs over pages
- * written before), and in a server's first minutes every miss asked for twice is kept. A
+ * costs the kernel new pages (22-179 µs for 37 KB on a fresh VM, against 8-10 µs over pages
+ * written before), and in a server's first minutes every miss asked for twice was kept. A
  * server spent 13-28% more CPU a request on uniform traffic in its first minute with the
- * file than without it, up to 65% more in a duel (docs/performance.md, the twenty-fourth and
- * twenty-eighth rounds). So keeping has a budget of time, as flash caches bound their write
- * rate: at most `keepShare` of the time goes to keeping answers (each keep's whole time
- * measured, its write with it), at most KEEP_BURST_MS at once. An answer offered while the
- * budget is spent is not kept; its request is offered again at its next miss.
+ * file than without it, and in a duel of two builds up to 65% more than with the bound below
+ * (docs/performance.md, the twenty-fourth and twenty-eighth rounds). So keeping has a budget
+ * of time, as flash caches bound their write rate: at most `keepShare` of the process's time
+ * goes to keeping answers (each keep's whole time measured, its write with it), with at most
+ * KEEP_BURST_MS of credit at once (one keep may overdraw it; a long one is paid off before
+ * the next). An answer offered while the budget is spent is not kept; it is offered again at
+ * its request's next miss in both tiers.
  */
 import { closeSync, readSync, writevSync } from 'node:fs';
 import type { Call } from '../protocol/binding.ts';
@@ -58,9 +60,9 @@ export interface AnswerFileOptions {
   readonly maxEntries?: number;
   /** Told when the file cannot be written or read: the tier is then closed. */
   readonly onError?: (error: unknown) => void;
-  /** The share of the time keeping answers may take (DEFAULT_KEEP_SHARE). */
+  /** The share of the time keeping answers may take (DEFAULT_KEEP_SHARE); 1 or more: no bound. */
   readonly keepShare?: number;
-  /** Milliseconds from any start (`performance.now` by default): what keeping's budget is counted in. */
+  /** Monotonic milliseconds from any start (`performance.now` by default): what keeping's budget is counted in. */
   readonly clock?: () => number;
 }
 
@@ -81,9 +83,9 @@ interface Head {
 
 const DEFAULT_MAX_ENTRIES = 131_072;
 /**
- * Keeping's share of the time: a full file's keeps, over pages written before, fit in it
- * at the mix's rates (2,500 keeps a second at about 12 µs), the filling of an empty one is
- * spread over a minute or two instead of taking a fifth of the first.
+ * Keeping's share of the time. A full file's keeps, over pages written before, take about
+ * 2% at the mix's rates (2,000 keeps a second at 8-10 µs each); the filling of an empty one
+ * is spread over the first minutes instead of taking a fifth or more of the first.
  */
 export const DEFAULT_KEEP_SHARE = 0.03;
 /** The most time keeping may take at once, ms (a budget unspent for a while is not saved up beyond it). */
@@ -263,6 +265,9 @@ export class AnswerFile implements AnswerTier {
   }
 
   static open(options: AnswerFileOptions): AnswerFile {
+    const share = options.keepShare ?? DEFAULT_KEEP_SHARE;
+    // Checked before the file is made, so that a refused setting leaves no descriptor open.
+    if (!(share > 0)) throw new RangeError(`keepShare must be more than 0, not ${share}`);
     return new AnswerFile(openUnlinkedFile(options.dir, 'answer-cache'), options);
   }
 
@@ -330,19 +335,36 @@ export class AnswerFile implements AnswerTier {
    * choice; without it, the oldest always go.
    */
   keep(key: RequestKey, answer: FileableAnswer, now: number, asked?: (counted: number) => number): void {
+    if (this.keepShare >= 1) {
+      this.keepTimed(key, answer, now, asked);
+      return;
+    }
     const started = this.clock();
     if (!this.mayKeep(started)) return;
+    this.keepTimed(key, answer, now, asked);
+    // Each keep that ran is charged, one that kept nothing too; a refused one costs nothing.
+    this.credit -= Math.max(0, this.clock() - started);
+  }
+
+  private keepTimed(
+    key: RequestKey,
+    answer: FileableAnswer,
+    now: number,
+    asked: ((counted: number) => number) | undefined,
+  ): void {
     try {
       this.keepNow(key, answer, now, asked);
     } catch (error) {
       this.fail(error);
     }
-    this.credit -= this.clock() - started;
   }
 
-  /** Whether keeping's budget has time left at `at` (clock), given back at keepShare since it was last counted. */
+  /**
+   * Whether keeping's budget has time left at `at` (clock), given back at keepShare since it
+   * was last counted, up to KEEP_BURST_MS. A reading earlier than the last takes nothing away.
+   */
   private mayKeep(at: number): boolean {
-    if (this.creditAt !== undefined)
+    if (this.creditAt !== undefined && at > this.creditAt)
       this.credit = Math.min(KEEP_BURST_MS, this.credit + (at - this.creditAt) * this.keepShare);
     this.creditAt = at;
     return this.credit > 0;
