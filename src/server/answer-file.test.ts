@@ -465,15 +465,28 @@ function safeLink(fd: string): string {
   }
 }
 
-test('keeping takes at most its share of the time: spent, it keeps nothing until time gives the budget back', () => {
-  // Each read of the clock moves it on 4 ms: a keep (two reads) takes 4 ms, as does the wait before the next.
+/** A clock each read of which moves it on `step` ms (a keep reads it twice), and can be moved on by hand. */
+function steppingClock(step: number) {
   let t = 0;
-  const clock = () => {
-    const at = t;
-    t += 4;
-    return at;
+  return {
+    read: () => {
+      const at = t;
+      t += step;
+      return at;
+    },
+    get now() {
+      return t;
+    },
+    wait(ms: number) {
+      t += ms;
+    },
   };
-  const file = open({ keepShare: 0.1, clock });
+}
+
+test('keeping takes at most its share of the time: spent, it keeps nothing until time gives the budget back', () => {
+  // A keep (two reads) takes 4 ms, as does the wait before the next.
+  const time = steppingClock(4);
+  const file = open({ keepShare: 0.1, clock: time.read });
   const offered = 200;
   for (let i = 0; i < offered; i++) file.keep(soapKey(`<k>${i}</k>`), answer(`<answer>${i}</answer>`), 0);
   const kept = file.size;
@@ -482,12 +495,13 @@ test('keeping takes at most its share of the time: spent, it keeps nothing until
     assert.ok(file.get(soapKey(`<k>${i}</k>`), 1, 0), `<k>${i}</k>`);
   // Then about one keep in ten of the time: never more than the budget allows (KEEP_BURST_MS
   // at first, a tenth of the time since, one keep's overrun), far fewer than offered.
+  const t = time.now;
   assert.ok(kept * 4 <= KEEP_BURST_MS + 0.1 * t + 4, `kept ${kept} in ${t} ms`);
   // A refused keep costs nothing: the budget given back goes to the keeps that follow.
   assert.ok(kept * 4 >= 0.1 * t - 8, `kept ${kept} in ${t} ms`);
   assert.ok(kept < offered / 4, `kept ${kept} of ${offered}`);
   const before = file.size;
-  t += 10_000;
+  time.wait(10_000);
   file.keep(soapKey('<k>later</k>'), answer('<answer>later</answer>'), 0);
   assert.equal(file.size, before + 1, 'a budget given back by time keeps again');
 });
@@ -514,16 +528,11 @@ test('a clock read earlier than the last takes no time away', () => {
 test('a budget given back is never more than one burst, however long keeping waited', () => {
   /** Records kept of 100 offered one after another, after a first keep and a wait of `wait` ms. */
   const keptAfter = (wait: number): number => {
-    // Each read of the clock moves it on 10 ms: a keep takes 10 ms, a fifth of it given back.
-    let t = 0;
-    const clock = () => {
-      const at = t;
-      t += 10;
-      return at;
-    };
-    const file = open({ keepShare: 0.2, clock });
+    // A keep takes 10 ms, a fifth of it given back.
+    const time = steppingClock(10);
+    const file = open({ keepShare: 0.2, clock: time.read });
     file.keep(soapKey('<b>first</b>'), answer('<answer>first</answer>'), 0);
-    t += wait;
+    time.wait(wait);
     for (let i = 0; i < 100; i++) file.keep(soapKey(`<b>${i}</b>`), answer(`<answer>${i}</answer>`), 0);
     return file.size - 1;
   };
