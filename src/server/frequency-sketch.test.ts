@@ -25,7 +25,10 @@ test('among many keys, collisions seldom lift an estimate', () => {
     assert.ok(estimate >= 1, `key ${i}`);
     if (estimate > 1) over++;
   }
-  assert.ok(over < 1_000, `${over} of 50,000 estimated above their count`);
+  // With the seeds drawn per process, the count scatters with a long tail (3,000 draws of the
+  // seeds: median about 500, 99th percentile about 865, the highest 1,132; 1,000 was passed
+  // about once in 600 runs). Rows that all placed keys alike would put a third of them over.
+  assert.ok(over < 2_000, `${over} of 50,000 estimated above their count`);
 });
 
 test('counts are halved as traffic goes on, so old popularity fades', () => {
