@@ -42,6 +42,7 @@
  */
 import { closeSync, readSync, writevSync } from 'node:fs';
 import type { Call } from '../protocol/binding.ts';
+import { refill, type TokenBucket } from '../support/token-bucket.ts';
 import { openUnlinkedFile } from '../support/unlinked-file.ts';
 import {
   type AnswerTier,
@@ -248,19 +249,17 @@ export class AnswerFile implements AnswerTier {
   private readonly shapeIds = new Map<string, number>();
   private readonly heads = new Map<string, Head>();
   private readonly maxEntries: number;
-  private readonly keepShare: number;
   private readonly clock: () => number;
-  /** Keeping's budget left, ms, as of `creditAt` (clock). */
-  private credit = KEEP_BURST_MS;
-  private creditAt: number | undefined;
+  /** Keeping's budget: ms of keeping left, full until its first keep (mayKeep). */
+  private readonly budget: TokenBucket = { tokens: KEEP_BURST_MS, updated: Number.NEGATIVE_INFINITY };
 
   private constructor(
     fd: number,
     private readonly options: AnswerFileOptions,
+    private readonly keepShare: number,
   ) {
     this.fd = fd;
     this.maxEntries = Math.max(1, options.maxEntries ?? DEFAULT_MAX_ENTRIES);
-    this.keepShare = options.keepShare ?? DEFAULT_KEEP_SHARE;
     this.clock = options.clock ?? (() => performance.now());
   }
 
@@ -268,7 +267,7 @@ export class AnswerFile implements AnswerTier {
     const share = options.keepShare ?? DEFAULT_KEEP_SHARE;
     // Checked before the file is made, so that a refused setting leaves no descriptor open.
     if (!(share > 0)) throw new RangeError(`keepShare must be more than 0, not ${share}`);
-    return new AnswerFile(openUnlinkedFile(options.dir, 'answer-cache'), options);
+    return new AnswerFile(openUnlinkedFile(options.dir, 'answer-cache'), options, share);
   }
 
   /** Records kept. */
@@ -336,17 +335,18 @@ export class AnswerFile implements AnswerTier {
    */
   keep(key: RequestKey, answer: FileableAnswer, now: number, asked?: (counted: number) => number): void {
     if (this.keepShare >= 1) {
-      this.keepTimed(key, answer, now, asked);
+      this.tryKeep(key, answer, now, asked);
       return;
     }
     const started = this.clock();
     if (!this.mayKeep(started)) return;
-    this.keepTimed(key, answer, now, asked);
+    this.tryKeep(key, answer, now, asked);
     // Each keep that ran is charged, one that kept nothing too; a refused one costs nothing.
-    this.credit -= Math.max(0, this.clock() - started);
+    this.budget.tokens -= Math.max(0, this.clock() - started);
   }
 
-  private keepTimed(
+  /** keepNow, closing the tier if the file fails. */
+  private tryKeep(
     key: RequestKey,
     answer: FileableAnswer,
     now: number,
@@ -359,15 +359,10 @@ export class AnswerFile implements AnswerTier {
     }
   }
 
-  /**
-   * Whether keeping's budget has time left at `at` (clock), given back at keepShare since it
-   * was last counted, up to KEEP_BURST_MS. A reading earlier than the last takes nothing away.
-   */
+  /** Whether keeping's budget, given back at keepShare up to KEEP_BURST_MS, has time left at `at` (clock). */
   private mayKeep(at: number): boolean {
-    if (this.creditAt !== undefined && at > this.creditAt)
-      this.credit = Math.min(KEEP_BURST_MS, this.credit + (at - this.creditAt) * this.keepShare);
-    this.creditAt = at;
-    return this.credit > 0;
+    refill(this.budget, at, this.keepShare, KEEP_BURST_MS);
+    return this.budget.tokens > 0;
   }
 
   private keepNow(

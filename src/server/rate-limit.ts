@@ -15,17 +15,13 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { canonicalToken } from '../auth/tokens.ts';
 import { ScoopError } from '../contract/errors.ts';
 import type { Metrics } from '../observe/metrics.ts';
+import { refill, type TokenBucket } from '../support/token-bucket.ts';
 
 export interface RateLimit {
   /** Sustained requests per second per client. */
   readonly perSecond: number;
   /** Requests a client may send at once before the rate applies. */
   readonly burst: number;
-}
-
-interface Bucket {
-  tokens: number;
-  updated: number;
 }
 
 /** One request's standing with the limiter, from admitAddress to the token check. */
@@ -87,7 +83,7 @@ function tokenKey(token: string): string | undefined {
 
 /** Token buckets in a Map kept in least-recently-used order, with a bound. */
 class Buckets {
-  private readonly map = new Map<string, Bucket>();
+  private readonly map = new Map<string, TokenBucket>();
 
   constructor(
     private readonly limit: RateLimit,
@@ -103,13 +99,9 @@ class Buckets {
   }
 
   /** The bucket, refilled for the time since it was last used; created full. */
-  get(key: string, now: number): Bucket {
+  get(key: string, now: number): TokenBucket {
     const bucket = this.map.get(key) ?? { tokens: this.limit.burst, updated: now };
-    bucket.tokens = Math.min(
-      this.limit.burst,
-      bucket.tokens + (Math.max(0, now - bucket.updated) / 1000) * this.limit.perSecond,
-    );
-    bucket.updated = now;
+    refill(bucket, now, this.limit.perSecond / 1000, this.limit.burst);
     this.map.delete(key);
     this.map.set(key, bucket);
     if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
