@@ -49,6 +49,19 @@ function open(options: Partial<Parameters<typeof AnswerFile.open>[0]> = {}): Ans
   return file;
 }
 
+test("a request's head and hash are made once, at its first lookup, and kept with its key", () => {
+  const file = open();
+  const key = soapKey('<a>once</a>');
+  assert.equal(key.filed, undefined);
+  assert.equal(file.get(key, 1, 0), undefined);
+  const made = key.filed;
+  assert.deepEqual(made, { head: requestHead(key), hash: keyHash(requestHead(key), key.body, key.counted) });
+  file.keep(key, answer('<answer>once</answer>'), 0);
+  assert.equal(key.filed, made, 'keeping uses the same');
+  assert.ok(file.get(soapKey('<a>once</a>'), 1, 0), 'and a fresh key of the same request finds it');
+  file.close();
+});
+
 test('an answer kept is found for the very request, as the memory tier would send it', () => {
   const file = open();
   const key = soapKey('<a>1</a>');

@@ -48,6 +48,7 @@ import {
   type AnswerTier,
   type CachedAnswer,
   type FileableAnswer,
+  type FiledRequest,
   headList,
   type RequestKey,
 } from './response-cache.ts';
@@ -115,26 +116,19 @@ export function requestHead(key: RequestKey): Buffer {
   );
 }
 
-/** A request's head as its record starts (requestHead) and the hash of the whole request (keyHash). */
-interface Filed {
-  readonly head: Buffer;
-  readonly hash: number;
-}
-
 /**
- * Each key's head and hash, made once: a miss looks its key up (get) and, its answer made,
- * keeps it (keep); both need them, and making them is about a microsecond. A request's key
- * lives as long as its request (the memory tier keeps a copy, response-cache.ts `keptKey`),
- * so what is remembered goes with it.
+ * The key's head and hash, made once and kept on the key (RequestKey.filed): a miss looks its
+ * key up (get) and, its answer made, keeps it (keep); both need them, and making them is about
+ * a microsecond. Until 2026-11-29 they were remembered in a WeakMap by the key: an entry a
+ * request, whose table V8 grows and sweeps in the old generation, and a server answering from
+ * this tier ran about twice the mark-compacts (docs/performance.md, "The twenty-ninth round").
  */
-const filedKeys = new WeakMap<RequestKey, Filed>();
-
-function filed(key: RequestKey): Filed {
-  let known = filedKeys.get(key);
+function filed(key: RequestKey): FiledRequest {
+  let known = key.filed;
   if (known === undefined) {
     const head = requestHead(key);
     known = { head, hash: keyHash(head, key.body, key.counted) };
-    filedKeys.set(key, known);
+    key.filed = known;
   }
   return known;
 }

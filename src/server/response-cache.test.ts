@@ -9,6 +9,7 @@ import {
   answerHead,
   type CachedAnswer,
   cachedHead,
+  keptKey,
   type RequestKey,
   ResponseCache,
   requestKey,
@@ -211,6 +212,20 @@ test('an entry keeps its own copy of the request body', () => {
   body.write('<y/>');
   assert.ok(cache.get(requestKey('POST', '/p', {}, Buffer.from('<x/>'))!, 1, 0));
   assert.equal(cache.get(requestKey('POST', '/p', {}, Buffer.from('<y/>'))!, 1, 0), undefined);
+});
+
+test("a key kept in memory holds its own body and not the file tier's head of the request", () => {
+  withFile({ maxBytes: 1 << 20 }, (file) => {
+    file.get(key('first'), 1, 0);
+    for (const request of [key('g'), requestKey('POST', '/p', {}, Buffer.from('<x/>'))!]) {
+      file.get(request, 1, 0);
+      assert.ok(request.filed, "the file tier's lookup leaves its head on the request's own key");
+      const kept = keptKey(request);
+      assert.equal(kept.filed, undefined);
+      assert.deepEqual({ ...kept, filed: request.filed }, request);
+      if (request.body) assert.notEqual(kept.body!.buffer, request.body.buffer);
+    }
+  });
 });
 
 test("a cached head lists the answer's headers and length, and each answer gets its own request id", () => {

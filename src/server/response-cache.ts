@@ -112,6 +112,17 @@ export interface RequestKey {
   readonly hash: number | string;
   /** The request's number in the frequency sketch (admits): the POST's hash, or the URL's. */
   readonly counted: number;
+  /**
+   * The file tier's head and hash of the request (answer-file.ts `filed`), made at its first
+   * lookup there and kept with the request's own key; undefined in a key the memory tier keeps.
+   */
+  filed: FiledRequest | undefined;
+}
+
+/** A request as the file tier writes and finds it: its record's head, and the hash of the whole. */
+export interface FiledRequest {
+  readonly head: Buffer;
+  readonly hash: number;
 }
 
 /**
@@ -168,6 +179,7 @@ export function requestKey(
       body: undefined,
       hash: url,
       counted: hashText(url),
+      filed: undefined,
     };
   }
   if (method !== 'POST' || body === undefined || body.length > MAX_KEYED_BODY) return undefined;
@@ -183,6 +195,7 @@ export function requestKey(
     body,
     hash,
     counted: hash,
+    filed: undefined,
   };
 }
 
@@ -200,14 +213,14 @@ function sameRequest(a: RequestKey, b: RequestKey): boolean {
 
 /**
  * A key of its own: a request's body may be a view of a larger socket buffer, and the
- * request's own key object has the file tier's head (answer-file.ts `filed`), a slice of
- * node's shared 8 KiB pool, remembered with it while it lives.
+ * request's own key may hold the file tier's head (`filed`), a slice of node's shared 8 KiB
+ * pool, which a key kept for long would keep from being reused.
  */
-function keptKey(key: RequestKey): RequestKey {
-  if (key.body === undefined) return { ...key };
+export function keptKey(key: RequestKey): RequestKey {
+  if (key.body === undefined) return { ...key, filed: undefined };
   const body = Buffer.allocUnsafeSlow(key.body.length);
   key.body.copy(body);
-  return { ...key, body };
+  return { ...key, body, filed: undefined };
 }
 
 /**
