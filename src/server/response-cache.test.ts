@@ -216,6 +216,7 @@ test('an entry keeps its own copy of the request body', () => {
 
 test("a key kept in memory holds its own body and not the file tier's head of the request", () => {
   withFile({ maxBytes: 1 << 20 }, (file) => {
+    // A new file's first lookup only takes on the version (it empties the file for it).
     file.get(key('first'), 1, 0);
     for (const request of [key('g'), requestKey('POST', '/p', {}, Buffer.from('<x/>'))!]) {
       file.get(request, 1, 0);

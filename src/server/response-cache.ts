@@ -115,6 +115,8 @@ export interface RequestKey {
   /**
    * The file tier's head and hash of the request (answer-file.ts `filed`), made at its first
    * lookup there and kept with the request's own key; undefined in a key the memory tier keeps.
+   * They are of this very request: a copy that changes any other field must drop them, as
+   * keptKey does.
    */
   filed: FiledRequest | undefined;
 }
