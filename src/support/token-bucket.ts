@@ -5,7 +5,10 @@
  */
 export interface TokenBucket {
   tokens: number;
-  /** The clock's reading at the last refill; -Infinity: none yet, the next one fills it. */
+  /**
+   * The clock's reading at the last refill; -Infinity: none yet, the next one fills it (at a
+   * rate above 0: an endless time at a rate of 0 is NaN, not 0).
+   */
   updated: number;
 }
 
