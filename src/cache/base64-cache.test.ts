@@ -21,6 +21,7 @@ import {
   type Base64Source,
   DEFAULT_MIN_BINARY_BYTES,
   KEPT_AFTER_IMPORT_BYTES,
+  TEXT_NOW_BYTES,
   WHOLE_TEXT_BYTES,
 } from './base64-cache.ts';
 import { CacheDirError } from './bounded-folder.ts';
@@ -378,6 +379,29 @@ describe('Base64Cache, whole texts (a binary of one stored chunk)', () => {
     assert.ok(!Base64Cache.none().keepsWhole(sourceOf(randomBytes(10))));
     const bounded = await Base64Cache.open(options({ maxBytes: 100 }));
     assert.ok(!bounded.keepsWhole(sourceOf(randomBytes(76))), 'a text longer than the bound is not kept');
+  });
+
+  test('texts read whole when at hand: up to TEXT_NOW_BYTES, named by a SHA-256, within the bound', async () => {
+    const cache = await Base64Cache.open(options());
+    assert.ok(cache.readsNow(sourceOf(randomBytes(1))), 'a text of one chunk');
+    assert.ok(cache.readsNow(sourceOf(randomBytes((TEXT_NOW_BYTES / 4) * 3))), 'one of several chunks');
+    assert.ok(!cache.readsNow(sourceOf(randomBytes((TEXT_NOW_BYTES / 4) * 3 + 1))), 'a longer one streams');
+    assert.ok(!cache.readsNow(sourceOf(randomBytes(10), { contentId: 'not-a-sha256' })));
+    assert.ok(!Base64Cache.none().readsNow(sourceOf(randomBytes(10))));
+    const bounded = await Base64Cache.open(options({ maxBytes: 100 }));
+    assert.ok(!bounded.readsNow(sourceOf(randomBytes(76))), 'a text longer than the bound is never kept');
+  });
+
+  test('a missing file is not counted as a miss when the caller streams the text instead', async () => {
+    const cache = await Base64Cache.open(options());
+    const bytes = randomBytes(1000);
+    const source = sourceOf(bytes);
+    assert.equal(cache.textNow(source, undefined, false), undefined);
+    assert.deepEqual(lookups, []);
+    cache.keepText(source, textOf(bytes));
+    await cache.settled();
+    assert.deepEqual(cache.textNow(source, undefined, false), textOf(bytes));
+    assert.deepEqual(lookups, ['hit'], 'a hit is counted');
   });
 
   test('a miss finds nothing; the text kept is read back whole, and the lookups are counted', async () => {

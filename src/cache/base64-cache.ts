@@ -72,6 +72,16 @@ export const WHOLE_TEXT_BYTES = 256 * 1024;
  */
 export const DEFAULT_MIN_BINARY_BYTES = (WHOLE_TEXT_BYTES / 4) * 3 + 1;
 /**
+ * A text of more than one stored chunk up to this length is read whole and at once too
+ * when its file is there (`readsNow`), into a buffer lent to its answer, and the answer goes
+ * out in one write: streamed, each of its pieces cost an open, a read and a close through
+ * the thread pool and a write of its own, and its answer was never kept in the answer pack
+ * (prepare/answer-pack.ts), so its record was read from the store each time. Under the
+ * realistic mix such answers (images of 0.2–1.5 MB) cost about three times the ceiling's
+ * (docs/performance.md, "The thirtieth round"). Longer texts stream, a piece at a time.
+ */
+export const TEXT_NOW_BYTES = 2 * 1024 * 1024;
+/**
  * An import writes the files of binaries of this size or more (cli/keep-binaries.ts), so
  * that even their first answer streams from a file; smaller ones are written by the first
  * request that needs one, which costs the import no time.
@@ -220,13 +230,27 @@ export class Base64Cache {
   }
 
   /**
-   * The text of a binary `keepsWhole` takes, read from its file now (synchronously, as the
+   * Whether the text of this binary is read whole from its file when the file is there
+   * (`textNow`): any text `keepsWhole` takes, and a longer one up to TEXT_NOW_BYTES.
+   */
+  readsNow(source: Base64Source): boolean {
+    return (
+      this.folder !== undefined &&
+      textLength(source.size) <= Math.min(TEXT_NOW_BYTES, this.folder.maxBytes) &&
+      namedBySha256(source)
+    );
+  }
+
+  /**
+   * The text of a binary `readsNow` takes, read from its file now (synchronously, as the
    * store's rows are); undefined when there is no file, or it had the wrong length (then
-   * it is removed).
+   * it is removed). A missing file is counted as a miss unless `countMiss` is false (the
+   * caller then streams the text, whose lookup counts).
    */
   textNow(
     source: Base64Source,
     allocate: (length: number) => Buffer = Buffer.allocUnsafe,
+    countMiss = true,
   ): Buffer | undefined {
     const file = this.folder!.path(nameOf(source.contentId!));
     const length = textLength(source.size);
@@ -235,7 +259,7 @@ export class Base64Cache {
       fd = openSync(file, 'r');
     } catch (error) {
       if (!isMissing(error)) this.tell(error);
-      this.options?.onLookup?.('miss');
+      if (countMiss) this.options?.onLookup?.('miss');
       return undefined;
     }
     try {

@@ -25,6 +25,7 @@ import { closeSync, ftruncateSync, readSync, writeSync } from 'node:fs';
 import type { AnswerChanges, VersionMark } from '../store/answer-changes.ts';
 import { grown } from '../support/typed-arrays.ts';
 import { openUnlinkedFile } from '../support/unlinked-file.ts';
+import { binaryOfText, type TextOrigin, textOfBinary } from '../xml/binary-text.ts';
 import type { BodyPart, Layout } from '../xml/writer.ts';
 import { splitFragment } from './fragment.ts';
 
@@ -112,6 +113,8 @@ export class AnswerPack {
   private readonly answers = new Map<string, Map<string | number, number>>();
   /** Each blob's base64 text's slot, by blob id. */
   private readonly texts = new Map<number, number>();
+  /** The binary each whole text of several chunks stands for (xml/binary-text.ts), by its slot. */
+  private readonly origins = new Map<number, TextOrigin>();
   /** The entity tag of an answer in its HTTP envelope, by its slot (tagOf). */
   private readonly tags = new Map<number, string>();
   private tagBytes = 0;
@@ -176,7 +179,8 @@ export class AnswerPack {
       const textSlot = this.texts.get(blobIds[i]!);
       const text = textSlot !== undefined && this.read(textSlot, allocate);
       if (!text) return undefined;
-      parts.push(text, markup[i + 1]!);
+      const origin = this.origins.get(textSlot!);
+      parts.push(origin === undefined ? text : textOfBinary(text, origin), markup[i + 1]!);
     }
     if (!Number.isNaN(visibleUntil)) expires(visibleUntil + 1);
     found?.(this.generation, slot);
@@ -249,6 +253,7 @@ export class AnswerPack {
       if (slot === undefined) continue;
       this.texts.delete(blobId);
       this.indexBytes -= ENTRY_BYTES;
+      if (this.origins.delete(slot)) this.indexBytes -= ENTRY_BYTES;
       this.dropSlot(slot);
     }
     if (this.garbage > this.options.maxBytes / 4 || this.deadSlots > Math.max(1024, this.slots.used / 4))
@@ -296,23 +301,29 @@ export class AnswerPack {
     if (table.has(id)) return;
     const { blobIds } = splitFragment(answer.fragment);
     let needed = answer.fragment.length;
+    let origins = 0;
     for (const blobId of blobIds) {
       if (this.texts.has(blobId)) continue;
       const text = texts.get(blobId);
       if (!text) return;
       needed += text.length;
+      if (binaryOfText(text)) origins++;
     }
     const indexBytes =
-      ENTRY_BYTES + (typeof id === 'string' ? 2 * id.length : 0) + ENTRY_BYTES * blobIds.length;
+      ENTRY_BYTES + (typeof id === 'string' ? 2 * id.length : 0) + ENTRY_BYTES * (blobIds.length + origins);
     if (this.written + needed > this.options.maxBytes || this.indexBytes + indexBytes > this.maxIndexBytes) {
       this.full = true;
       return;
     }
     for (const blobId of blobIds) {
       if (this.texts.has(blobId)) continue;
-      const at = this.write(texts.get(blobId)!);
+      const text = texts.get(blobId)!;
+      const at = this.write(text);
       if (at === undefined) return;
-      this.texts.set(blobId, this.slots.add(at, texts.get(blobId)!.length, null, null));
+      const slot = this.slots.add(at, text.length, null, null);
+      this.texts.set(blobId, slot);
+      const origin = binaryOfText(text);
+      if (origin !== undefined) this.origins.set(slot, origin);
     }
     const at = this.write(answer.fragment);
     if (at === undefined) return;
@@ -369,6 +380,7 @@ export class AnswerPack {
   private forget(): void {
     this.answers.clear();
     this.texts.clear();
+    this.origins.clear();
     this.tags.clear();
     this.tagBytes = 0;
     this.generation++;

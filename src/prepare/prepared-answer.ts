@@ -8,6 +8,7 @@ import type { Arguments, Operation } from '../contract/operations.ts';
 import type { ContentStore, Snapshot } from '../store/content-store.ts';
 import { encodeBase64 } from '../xml/base64.ts';
 import type { BinarySource } from '../xml/binary.ts';
+import { textOfBinary } from '../xml/binary-text.ts';
 import type { BodyPart, Layout } from '../xml/writer.ts';
 import type { AnswerPack } from './answer-pack.ts';
 import { inLayout, splitFragment } from './fragment.ts';
@@ -20,8 +21,17 @@ import { ANSWERS_FORMAT, preparedOperation } from './prepared-operations.ts';
 export interface TextsAtHand {
   /** Whether this binary's text is kept whole (small enough, named by its SHA-256). */
   keepsWhole(source: BinarySource): boolean;
-  /** Its text, if it is at hand now, read into a buffer from `allocate`. */
-  textNow(source: BinarySource, allocate?: (length: number) => Buffer): Buffer | undefined;
+  /** Whether its text, if at hand, is read whole (`textNow`) rather than streamed: a longer one too. */
+  readsNow(source: BinarySource): boolean;
+  /**
+   * Its text, if it is at hand now, read into a buffer from `allocate`; a miss is counted
+   * unless `countMiss` is false.
+   */
+  textNow(
+    source: BinarySource,
+    allocate?: (length: number) => Buffer,
+    countMiss?: boolean,
+  ): Buffer | undefined;
   /** Keeps its text, as the store gave it, for the next time. */
   keepText(source: BinarySource, text: Buffer): void;
 }
@@ -115,7 +125,8 @@ export function textsByBlob(blobIds: readonly number[], binaries: readonly BodyP
 /**
  * Each reference's binary as the writer would send it: the base64 of a binary of one chunk,
  * at hand (from `texts` when it has it, else as stored, then given to `texts` for the next
- * time); a larger one streamed from its chunks. Undefined if a blob is gone.
+ * time); a larger one from `texts` when it reads it whole and has it, else streamed from its
+ * chunks. Undefined if a blob is gone.
  */
 export async function binariesOf(
   snapshot: Snapshot,
@@ -142,7 +153,11 @@ export async function binariesOf(
         continue;
       }
     }
-    if (blob.base64) parts.push(blob.base64);
+    // Not counted as a miss: the streamed text's own lookup counts.
+    const { source } = blob;
+    const whole = texts?.readsNow(source) ? texts.textNow(source, allocate, false) : undefined;
+    if (whole) parts.push(textOfBinary(whole, { contentId: source.contentId!, size: source.size }));
+    else if (blob.base64) parts.push(blob.base64);
     else if (blob.bytes) parts.push(encodeBase64(blob.bytes));
     else parts.push({ base64Of: blob.source });
   }

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { Authenticator } from '../auth/authenticator.ts';
-import { type Base64Cache, WHOLE_TEXT_BYTES } from '../cache/base64-cache.ts';
+import { type Base64Cache, TEXT_NOW_BYTES } from '../cache/base64-cache.ts';
 import { OPERATIONS, type Operation } from '../contract/operations.ts';
 import { ImageService } from '../images/image-service.ts';
 import { cacheLookupCounter, type Metrics } from '../observe/metrics.ts';
@@ -145,7 +145,7 @@ function context(options: AppOptions): AppContext {
       pack: options.answerPack,
       version: () => options.store.peekVersion(),
     },
-    textBuffers: new BufferPool(TEXT_BUFFERS_KEPT, WHOLE_TEXT_BYTES),
+    textBuffers: new BufferPool(TEXT_BUFFERS_KEPT, TEXT_NOW_BYTES),
     afterRefusedUpload: options.afterRefusedUpload,
     draining: false,
   };

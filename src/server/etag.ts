@@ -1,5 +1,6 @@
 /** Entity tags for HTTP GET answers, and If-None-Match (RFC 9110 §8.8.3, §13.1.2). */
 import { createHash } from 'node:crypto';
+import { binaryOfText } from '../xml/binary-text.ts';
 import { isKeptBase64 } from '../xml/kept-base64.ts';
 import type { BodyPart } from '../xml/writer.ts';
 
@@ -29,15 +30,22 @@ function hashOf(parts: readonly BodyPart[]): string | undefined {
   const hash = createHash('sha256');
   for (const part of parts) {
     if (Buffer.isBuffer(part)) {
-      hash.update(part);
+      const origin = binaryOfText(part);
+      if (origin === undefined) hash.update(part);
+      else hash.update(binaryMark('binary', origin.contentId, origin.size));
     } else {
       // The same content sent raw and in base64 are different bodies, with different tags.
       const [form, source] = 'base64Of' in part ? ['binary', part.base64Of] : ['bytes', part.bytesOf];
       if (source.contentId === undefined) return undefined;
-      hash.update(`\u0000${form}:${source.contentId}:${source.size}\u0000`);
+      hash.update(binaryMark(form, source.contentId, source.size));
     }
   }
   return `"${hash.digest('base64url').slice(0, 32)}"`;
+}
+
+/** What a binary counts as in a tag: its form, content id and size, never its bytes. */
+function binaryMark(form: string, contentId: string, size: number): string {
+  return `\u0000${form}:${contentId}:${size}\u0000`;
 }
 
 /** RFC 9110 §13.1.2: If-None-Match uses the weak comparison; `*` matches any current answer. */
