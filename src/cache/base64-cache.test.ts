@@ -402,6 +402,9 @@ describe('Base64Cache, whole texts (a binary of one stored chunk)', () => {
     await cache.settled();
     assert.deepEqual(cache.textNow(source, undefined, false), textOf(bytes));
     assert.deepEqual(lookups, ['hit'], 'a hit is counted');
+    writeFileSync(path.join(dir, `${source.contentId}.b64`), 'too short');
+    assert.equal(cache.textNow(source, undefined, false), undefined, 'a file of the wrong length');
+    assert.deepEqual(lookups, ['hit'], 'is not counted either');
   });
 
   test('a miss finds nothing; the text kept is read back whole, and the lookups are counted', async () => {

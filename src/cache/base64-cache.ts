@@ -18,7 +18,8 @@
  *
  * The text of a binary of one stored chunk (most attachments and images) is kept too, and
  * read whole (`textNow`): reading the file costs less than the chunk's row, which SQLite
- * assembles from overflow pages and pg transfers and decodes (docs/performance.md).
+ * assembles from overflow pages and pg transfers and decodes (docs/performance.md). So is
+ * a longer one up to TEXT_NOW_BYTES once its file is there (`readsNow`).
  */
 import { closeSync, fstatSync, openSync, readSync, rmSync } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
@@ -65,10 +66,11 @@ export interface Base64Piece {
  */
 export const WHOLE_TEXT_BYTES = 256 * 1024;
 /**
- * Binaries of more than one stored chunk (whose text is longer than WHOLE_TEXT_BYTES) are
- * streamed from their file: each chunk read from the store is a fresh buffer the collector
- * must free, a file's pieces go through a few reused ones (docs/performance.md, "The
- * eighth round": images of 0.3–1.7 MB at about three quarters of the CPU).
+ * Binaries of more than one stored chunk (whose text is longer than WHOLE_TEXT_BYTES) go
+ * through their file, never the store's chunks: each chunk read from the store is a fresh
+ * buffer the collector must free, a file's pieces go through a few reused ones
+ * (docs/performance.md, "The eighth round": images of 0.3–1.7 MB at about three quarters of
+ * the CPU). Up to TEXT_NOW_BYTES the file is read whole, longer ones stream from it.
  */
 export const DEFAULT_MIN_BINARY_BYTES = (WHOLE_TEXT_BYTES / 4) * 3 + 1;
 /**
@@ -78,7 +80,10 @@ export const DEFAULT_MIN_BINARY_BYTES = (WHOLE_TEXT_BYTES / 4) * 3 + 1;
  * the thread pool and a write of its own, and its answer was never kept in the answer pack
  * (prepare/answer-pack.ts), so its record was read from the store each time. Under the
  * realistic mix such answers (images of 0.2–1.5 MB) cost about three times the ceiling's
- * (docs/performance.md, "The thirtieth round"). Longer texts stream, a piece at a time.
+ * (docs/performance.md, "The thirtieth round"). It is also what one answer may read whole
+ * in all (prepare/prepared-answer.ts): past it, its other long texts stream. Like the
+ * answer pack's reads and the texts of one chunk, the read is synchronous: from the page
+ * cache, about what writing the same bytes to the socket costs.
  */
 export const TEXT_NOW_BYTES = 2 * 1024 * 1024;
 /**
@@ -229,6 +234,9 @@ export class Base64Cache {
     );
   }
 
+  /** What one answer may read whole of texts longer than one chunk (prepare/prepared-answer.ts). */
+  readonly wholeBytesPerAnswer = TEXT_NOW_BYTES;
+
   /**
    * Whether the text of this binary is read whole from its file when the file is there
    * (`textNow`): any text `keepsWhole` takes, and a longer one up to TEXT_NOW_BYTES.
@@ -276,7 +284,7 @@ export class Base64Cache {
       return text;
     } catch (error) {
       this.tell(error);
-      this.options?.onLookup?.('miss');
+      if (countMiss) this.options?.onLookup?.('miss');
       return undefined;
     } finally {
       closeSync(fd);

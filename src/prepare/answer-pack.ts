@@ -25,7 +25,7 @@ import { closeSync, ftruncateSync, readSync, writeSync } from 'node:fs';
 import type { AnswerChanges, VersionMark } from '../store/answer-changes.ts';
 import { grown } from '../support/typed-arrays.ts';
 import { openUnlinkedFile } from '../support/unlinked-file.ts';
-import { binaryOfText, type TextOrigin, textOfBinary } from '../xml/binary-text.ts';
+import { markWholeText, type TextOrigin, wholeTextOrigin } from '../xml/binary-text.ts';
 import type { BodyPart, Layout } from '../xml/writer.ts';
 import { splitFragment } from './fragment.ts';
 
@@ -180,7 +180,7 @@ export class AnswerPack {
       const text = textSlot !== undefined && this.read(textSlot, allocate);
       if (!text) return undefined;
       const origin = this.origins.get(textSlot!);
-      parts.push(origin === undefined ? text : textOfBinary(text, origin), markup[i + 1]!);
+      parts.push(origin === undefined ? text : markWholeText(text, origin), markup[i + 1]!);
     }
     if (!Number.isNaN(visibleUntil)) expires(visibleUntil + 1);
     found?.(this.generation, slot);
@@ -301,16 +301,16 @@ export class AnswerPack {
     if (table.has(id)) return;
     const { blobIds } = splitFragment(answer.fragment);
     let needed = answer.fragment.length;
-    let origins = 0;
+    let marked = 0;
     for (const blobId of blobIds) {
       if (this.texts.has(blobId)) continue;
       const text = texts.get(blobId);
       if (!text) return;
       needed += text.length;
-      if (binaryOfText(text)) origins++;
+      if (wholeTextOrigin(text)) marked++;
     }
     const indexBytes =
-      ENTRY_BYTES + (typeof id === 'string' ? 2 * id.length : 0) + ENTRY_BYTES * (blobIds.length + origins);
+      ENTRY_BYTES + (typeof id === 'string' ? 2 * id.length : 0) + ENTRY_BYTES * (blobIds.length + marked);
     if (this.written + needed > this.options.maxBytes || this.indexBytes + indexBytes > this.maxIndexBytes) {
       this.full = true;
       return;
@@ -322,7 +322,7 @@ export class AnswerPack {
       if (at === undefined) return;
       const slot = this.slots.add(at, text.length, null, null);
       this.texts.set(blobId, slot);
-      const origin = binaryOfText(text);
+      const origin = wholeTextOrigin(text);
       if (origin !== undefined) this.origins.set(slot, origin);
     }
     const at = this.write(answer.fragment);

@@ -44,7 +44,11 @@ function turn(): Promise<void> {
 /** How often the store's version is looked at by default: a look is a read of memory (ContentStore.peekVersion). */
 const EVERY_MS = 100;
 
-/** Texts of one answer fit in it (each is at most a stored chunk's, cache/base64-cache.ts). */
+/**
+ * Texts of one answer fit in it, most of the time: each is at most a stored chunk's, or up
+ * to TEXT_NOW_BYTES in all of an answer's longer ones (cache/base64-cache.ts,
+ * prepared-answer.ts); what does not fit gets memory of its own.
+ */
 const SCRATCH_BYTES = 1024 * 1024;
 
 export class PackFiller {

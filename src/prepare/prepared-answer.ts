@@ -4,11 +4,12 @@
  * content version. The markup is sent as stored (SOAP) or indented from it (HTTP GET/POST,
  * xml/indent.ts); the binding only adds its envelope.
  */
+
 import type { Arguments, Operation } from '../contract/operations.ts';
 import type { ContentStore, Snapshot } from '../store/content-store.ts';
 import { encodeBase64 } from '../xml/base64.ts';
 import type { BinarySource } from '../xml/binary.ts';
-import { textOfBinary } from '../xml/binary-text.ts';
+import { markWholeText } from '../xml/binary-text.ts';
 import type { BodyPart, Layout } from '../xml/writer.ts';
 import type { AnswerPack } from './answer-pack.ts';
 import { inLayout, splitFragment } from './fragment.ts';
@@ -23,6 +24,8 @@ export interface TextsAtHand {
   keepsWhole(source: BinarySource): boolean;
   /** Whether its text, if at hand, is read whole (`textNow`) rather than streamed: a longer one too. */
   readsNow(source: BinarySource): boolean;
+  /** How much of the texts longer than one chunk an answer may read whole; past it they stream. */
+  readonly wholeBytesPerAnswer: number;
   /**
    * Its text, if it is at hand now, read into a buffer from `allocate`; a miss is counted
    * unless `countMiss` is false.
@@ -135,6 +138,8 @@ export async function binariesOf(
   allocate: ((length: number) => Buffer) | undefined,
 ): Promise<BodyPart[] | undefined> {
   const parts: BodyPart[] = [];
+  /** Of the longer texts read whole: at most `texts.wholeBytesPerAnswer`, past it they stream. */
+  let wholeBytes = 0;
   for (const blobId of blobIds) {
     let blob = await snapshot.blob(blobId, texts === undefined);
     if (!blob) return undefined;
@@ -153,10 +158,15 @@ export async function binariesOf(
         continue;
       }
     }
-    // Not counted as a miss: the streamed text's own lookup counts.
+    // A missing file is not counted as a miss: the streamed text's own lookup counts.
     const { source } = blob;
-    const whole = texts?.readsNow(source) ? texts.textNow(source, allocate, false) : undefined;
-    if (whole) parts.push(textOfBinary(whole, { contentId: source.contentId!, size: source.size }));
+    const length = Math.ceil(source.size / 3) * 4;
+    const whole =
+      texts?.readsNow(source) && wholeBytes + length <= texts.wholeBytesPerAnswer
+        ? texts.textNow(source, allocate, false)
+        : undefined;
+    wholeBytes += whole?.length ?? 0;
+    if (whole) parts.push(markWholeText(whole, { contentId: source.contentId!, size: source.size }));
     else if (blob.base64) parts.push(blob.base64);
     else if (blob.bytes) parts.push(encodeBase64(blob.bytes));
     else parts.push({ base64Of: blob.source });

@@ -85,7 +85,10 @@ export interface AppOptions {
 }
 
 const DEFAULT_RESPONSE_CACHE_BYTES = 16 * 1024 * 1024;
-/** Unused text buffers kept for the next answers: about what 32 answers in flight lend. */
+/**
+ * Unused text buffers kept for the next answers: about what 32 answers in flight lend of
+ * texts of one chunk; the few of up to TEXT_NOW_BYTES (an image of 0.2–1.5 MB) are two kept.
+ */
 const TEXT_BUFFERS_KEPT = 8 * 1024 * 1024;
 
 function context(options: AppOptions): AppContext {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { textOfBinary } from '../xml/binary-text.ts';
+import { markWholeText } from '../xml/binary-text.ts';
 import { keepBase64 } from '../xml/kept-base64.ts';
 import { entityTag, noneMatch } from './etag.ts';
 
@@ -40,7 +40,7 @@ test('around kept base64 the tag is the same as for the same bytes, and follows 
 
 test("a binary's whole text read at once is tagged as the binary streamed, not by its bytes", () => {
   const text = Buffer.from('AAAAAAAAAAAAAA==');
-  const whole = textOfBinary(Buffer.from(text), { contentId: 'sha-1', size: 10 });
+  const whole = markWholeText(Buffer.from(text), { contentId: 'sha-1', size: 10 });
   const streamed = entityTag([Buffer.from('<d>'), { base64Of: source('sha-1') }, Buffer.from('</d>')]);
   assert.equal(entityTag([Buffer.from('<d>'), whole, Buffer.from('</d>')]), streamed);
   assert.notEqual(

@@ -1,6 +1,6 @@
 /** Entity tags for HTTP GET answers, and If-None-Match (RFC 9110 §8.8.3, §13.1.2). */
 import { createHash } from 'node:crypto';
-import { binaryOfText } from '../xml/binary-text.ts';
+import { wholeTextOrigin } from '../xml/binary-text.ts';
 import { isKeptBase64 } from '../xml/kept-base64.ts';
 import type { BodyPart } from '../xml/writer.ts';
 
@@ -30,7 +30,7 @@ function hashOf(parts: readonly BodyPart[]): string | undefined {
   const hash = createHash('sha256');
   for (const part of parts) {
     if (Buffer.isBuffer(part)) {
-      const origin = binaryOfText(part);
+      const origin = wholeTextOrigin(part);
       if (origin === undefined) hash.update(part);
       else hash.update(binaryMark('binary', origin.contentId, origin.size));
     } else {

@@ -12,13 +12,13 @@ export interface TextOrigin {
 
 const origins = new WeakMap<Buffer, TextOrigin>();
 
-/** Marks `text` as the whole base64 text of the binary `origin` names; returns it. */
-export function textOfBinary(text: Buffer, origin: TextOrigin): Buffer {
-  origins.set(text, { contentId: origin.contentId, size: origin.size });
+/** Marks `text` as the whole base64 text of the binary `origin` names; returns `text` itself. */
+export function markWholeText(text: Buffer, origin: TextOrigin): Buffer {
+  origins.set(text, origin);
   return text;
 }
 
-/** The binary `text` is the whole text of, if `textOfBinary` marked it. */
-export function binaryOfText(text: Buffer): TextOrigin | undefined {
+/** The binary `text` is the whole text of, if `markWholeText` marked it. */
+export function wholeTextOrigin(text: Buffer): TextOrigin | undefined {
   return origins.get(text);
 }
