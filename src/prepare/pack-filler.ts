@@ -45,11 +45,13 @@ function turn(): Promise<void> {
 const EVERY_MS = 100;
 
 /**
- * Texts of one answer fit in it, most of the time: each is at most a stored chunk's, or up
- * to TEXT_NOW_BYTES in all of an answer's longer ones (cache/base64-cache.ts,
- * prepared-answer.ts); what does not fit gets memory of its own.
+ * Texts of one answer fit in it, most of the time: a stored chunk's each, and up to 2 MiB in
+ * all of an answer's longer ones (TextsAtHand.wholeBytesPerAnswer, prepared-answer.ts); what
+ * does not fit gets memory of its own. At 1 MiB, the longer texts read in fresh memory during
+ * a fill of the realistic mix left the process 18 MiB larger (docs/performance.md, "The
+ * thirtieth round").
  */
-const SCRATCH_BYTES = 1024 * 1024;
+const SCRATCH_BYTES = 4 * 1024 * 1024;
 
 export class PackFiller {
   /** The version filled or being filled. */
