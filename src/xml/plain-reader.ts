@@ -37,12 +37,15 @@ const ATTRIBUTE = new RegExp(
   'y',
 );
 const START_END = /[ \t\n]*(\/?)>/y;
-const END_TAG = new RegExp(`</${QNAME}[ \\t\\n]*>`, 'y');
+const END_TAG_REST = /[ \t\n]*>/y;
 const WHITESPACE = /^[ \t\n]*$/;
 /** What text may not hold here: a CR (§2.11 would rewrite it), `]]>`, a character §2.2 forbids, a surrogate. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters XML 1.0 §2.2 forbids
 const UNPLAIN_TEXT = /[\u0000-\u0008\u000B-\u001F\uD800-\uDFFF\uFFFE\uFFFF]|]]>/;
 const REFERENCE = /&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#x([0-9A-Fa-f]{1,6}));/g;
+
+/** Shared by every element without attributes: the tree is read, never changed. */
+const NO_ATTRIBUTES: readonly XmlAttribute[] = Object.freeze([]);
 
 class NotPlain extends Error {}
 /** Thrown, made once: no stack trace is wanted. */
@@ -89,6 +92,12 @@ function openElement(
   local: string,
   parent: XmlElement | undefined,
 ): XmlElement {
+  // Without attributes nothing is declared: the parent's scope (Namespaces in XML 1.0 §6.1).
+  if (raw.length === 0 && parent !== undefined) {
+    const { namespaces } = parent;
+    const uri = prefix === '' ? (namespaces[''] ?? '') : resolve(prefix, namespaces);
+    return { uri, local, prefix, attributes: NO_ATTRIBUTES, children: [], text: '', namespaces };
+  }
   const declared: Record<string, string> = {};
   for (const a of raw) {
     // saxes trims a declared namespace name (the tree is saxes', so this one is too).
@@ -102,16 +111,19 @@ function openElement(
   }
   const namespaces = namespacesInScope(parent?.namespaces, declared);
   const attributes: XmlAttribute[] = [];
-  const seen = new Set<string>();
+  // One attribute cannot repeat another (most elements of a SOAP request have none or one).
+  const seen = raw.length > 1 ? new Set<string>() : undefined;
   for (const a of raw) {
     const declaration = a.prefix === 'xmlns' || (a.prefix === '' && a.local === 'xmlns');
     const uri = declaration ? XMLNS_NS : a.prefix === '' ? '' : resolve(a.prefix, namespaces);
-    // Namespaces in XML 1.0 §6.3: no two attributes with the same expanded name (or qname).
-    const expanded = `${uri}\u0000${a.local}`;
-    const qname = `\u0001${a.prefix}:${a.local}`;
-    if (seen.has(expanded) || seen.has(qname)) throw NOT_PLAIN;
-    seen.add(expanded);
-    seen.add(qname);
+    if (seen !== undefined) {
+      // Namespaces in XML 1.0 §6.3: no two attributes with the same expanded name (or qname).
+      const expanded = `${uri}\u0000${a.local}`;
+      const qname = `\u0001${a.prefix}:${a.local}`;
+      if (seen.has(expanded) || seen.has(qname)) throw NOT_PLAIN;
+      seen.add(expanded);
+      seen.add(qname);
+    }
     attributes.push({ uri, local: a.local, prefix: a.prefix, value: a.value });
   }
   return {
@@ -163,12 +175,13 @@ function parse(text: string, limits: XmlLimits): ParsedDocument | undefined {
     if (lt === -1) break;
     const next = text.charCodeAt(lt + 1);
     if (next === 0x2f /* / */) {
-      END_TAG.lastIndex = lt;
-      const match = END_TAG.exec(text);
-      if (!match || qnames.pop() !== (match[2] === undefined ? match[1] : `${match[1]}:${match[2]}`))
-        return undefined;
+      // The open element's name, then only white space before `>` (XML 1.0 §3.1 ETag).
+      const open = qnames.pop();
+      if (open === undefined || !text.startsWith(open, lt + 2)) return undefined;
+      END_TAG_REST.lastIndex = lt + 2 + open.length;
+      if (!END_TAG_REST.test(text)) return undefined;
       stack.pop();
-      at = END_TAG.lastIndex;
+      at = END_TAG_REST.lastIndex;
       continue;
     }
     // `<!` (a comment, CDATA, a DOCTYPE) and `<?` (a processing instruction) are not plain.
@@ -176,7 +189,8 @@ function parse(text: string, limits: XmlLimits): ParsedDocument | undefined {
     START_NAME.lastIndex = lt;
     const name = START_NAME.exec(text);
     if (!name) return undefined;
-    const [prefix, local] = name[2] === undefined ? ['', name[1]!] : [name[1]!, name[2]];
+    const prefix = name[2] === undefined ? '' : name[1]!;
+    const local = name[2] ?? name[1]!;
     const qname = name[0].slice(1);
     if (stack.length >= limits.maxDepth || ++elements > limits.maxElements) return undefined;
     if (qname.length > limits.maxNameLength) return undefined;
@@ -187,8 +201,8 @@ function parse(text: string, limits: XmlLimits): ParsedDocument | undefined {
       const attribute = ATTRIBUTE.exec(text);
       if (!attribute) break;
       const value = attribute[3] ?? attribute[4]!;
-      const [aPrefix, aLocal] =
-        attribute[2] === undefined ? ['', attribute[1]!] : [attribute[1]!, attribute[2]];
+      const aPrefix = attribute[2] === undefined ? '' : attribute[1]!;
+      const aLocal = attribute[2] ?? attribute[1]!;
       const nameLength = aPrefix === '' ? aLocal.length : aPrefix.length + 1 + aLocal.length;
       if (nameLength > limits.maxNameLength || value.length > limits.maxAttributeLength) return undefined;
       if (value.length > limits.maxTextLength || UNPLAIN_TEXT.test(value)) return undefined;
