@@ -141,9 +141,8 @@ test('after the corpus the server answers normally and its memory is back near t
   // V8 grows its young generation under allocation pressure up to a fixed maximum (2 × 16 MB
   // semi-spaces) and keeps it, empty, after GC: bounded, not retained data, so it is left out
   // of RSS. What is left may grow by 48 MB (allocator pages kept after the multi-MB bodies:
-  // 10-33 MB with this file alone, 33-37 MB in some full runs, where other files load the
-  // machine at the same time, and once 40.4 MB, 2026-11-30, with this file alone at 10-33 MB
-  // on the same build and as before it); the live heap, which a leak would grow, by 10 MB.
+  // 10-33 MB with this file alone, 22-37 MB in full runs, where other files load the machine
+  // at the same time, once 40.4 MB); the live heap, which a leak would grow, by 10 MB.
   const rss = (m: Memory) => m.usage.rss - m.newSpace;
   const growth = {
     rss: mb(rss(now) - rss(baseline)),

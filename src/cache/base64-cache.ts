@@ -227,11 +227,7 @@ export class Base64Cache {
 
   /** Whether the text of this binary is read whole (`textNow`) and kept (`keepText`): one chunk's, named by its SHA-256. */
   keepsWhole(source: Base64Source): boolean {
-    return (
-      this.folder !== undefined &&
-      textLength(source.size) <= Math.min(WHOLE_TEXT_BYTES, this.folder.maxBytes) &&
-      namedBySha256(source)
-    );
+    return this.wholeUpTo(source, WHOLE_TEXT_BYTES);
   }
 
   /** What one answer may read whole of texts longer than one chunk (prepare/prepared-answer.ts). */
@@ -242,9 +238,14 @@ export class Base64Cache {
    * (`textNow`): any text `keepsWhole` takes, and a longer one up to TEXT_NOW_BYTES.
    */
   readsNow(source: Base64Source): boolean {
+    return this.wholeUpTo(source, TEXT_NOW_BYTES);
+  }
+
+  /** A folder to keep it in, a text of at most `limit` within its bound, named by its SHA-256. */
+  private wholeUpTo(source: Base64Source, limit: number): boolean {
     return (
       this.folder !== undefined &&
-      textLength(source.size) <= Math.min(TEXT_NOW_BYTES, this.folder.maxBytes) &&
+      textLength(source.size) <= Math.min(limit, this.folder.maxBytes) &&
       namedBySha256(source)
     );
   }

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Snapshot, StoredBlob } from '../store/content-store.ts';
+import { type BinarySource, base64Length } from '../xml/binary.ts';
+import { wholeTextOrigin } from '../xml/binary-text.ts';
+import { binariesOf, type TextsAtHand } from './prepared-answer.ts';
 
 /** The base64 cache's (cache/base64-cache.ts), which prepare/ may not import. */
 const WHOLE_TEXT_BYTES = 256 * 1024;
 const TEXT_NOW_BYTES = 2 * 1024 * 1024;
-
-import type { Snapshot, StoredBlob } from '../store/content-store.ts';
-import type { BinarySource } from '../xml/binary.ts';
-import { wholeTextOrigin } from '../xml/binary-text.ts';
-import { binariesOf, type TextsAtHand } from './prepared-answer.ts';
 
 /** A binary of several chunks whose text is `textBytes` long. */
 function longBlob(id: number, textBytes: number): StoredBlob {
@@ -26,11 +25,11 @@ function longBlob(id: number, textBytes: number): StoredBlob {
 /** Texts at hand for every binary: each read is recorded with whether a miss would count. */
 function textsAtHand(reads: Array<[string, boolean]>): TextsAtHand {
   return {
-    keepsWhole: (source) => Math.ceil(source.size / 3) * 4 <= WHOLE_TEXT_BYTES,
-    readsNow: (source) => Math.ceil(source.size / 3) * 4 <= TEXT_NOW_BYTES,
+    keepsWhole: (source) => base64Length(source.size) <= WHOLE_TEXT_BYTES,
+    readsNow: (source) => base64Length(source.size) <= TEXT_NOW_BYTES,
     textNow(source, allocate = Buffer.allocUnsafe, countMiss = true) {
       reads.push([source.contentId!, countMiss]);
-      return allocate(Math.ceil(source.size / 3) * 4).fill(0x41);
+      return allocate(base64Length(source.size)).fill(0x41);
     },
     keepText: () => undefined,
     wholeBytesPerAnswer: TEXT_NOW_BYTES,

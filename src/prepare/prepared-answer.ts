@@ -4,11 +4,10 @@
  * content version. The markup is sent as stored (SOAP) or indented from it (HTTP GET/POST,
  * xml/indent.ts); the binding only adds its envelope.
  */
-
 import type { Arguments, Operation } from '../contract/operations.ts';
 import type { ContentStore, Snapshot } from '../store/content-store.ts';
 import { encodeBase64 } from '../xml/base64.ts';
-import type { BinarySource } from '../xml/binary.ts';
+import { type BinarySource, base64Length } from '../xml/binary.ts';
 import { markWholeText } from '../xml/binary-text.ts';
 import type { BodyPart, Layout } from '../xml/writer.ts';
 import type { AnswerPack } from './answer-pack.ts';
@@ -157,17 +156,20 @@ export async function binariesOf(
         parts.push(stored);
         continue;
       }
+    } else if (
+      texts?.readsNow(blob.source) &&
+      wholeBytes + base64Length(blob.source.size) <= texts.wholeBytesPerAnswer
+    ) {
+      // A missing file is not counted as a miss: the streamed text's own lookup counts.
+      const whole = texts.textNow(blob.source, allocate, false);
+      if (whole) {
+        wholeBytes += whole.length;
+        const { contentId, size } = blob.source;
+        parts.push(markWholeText(whole, { contentId: contentId!, size }));
+        continue;
+      }
     }
-    // A missing file is not counted as a miss: the streamed text's own lookup counts.
-    const { source } = blob;
-    const length = Math.ceil(source.size / 3) * 4;
-    const whole =
-      texts?.readsNow(source) && wholeBytes + length <= texts.wholeBytesPerAnswer
-        ? texts.textNow(source, allocate, false)
-        : undefined;
-    wholeBytes += whole?.length ?? 0;
-    if (whole) parts.push(markWholeText(whole, { contentId: source.contentId!, size: source.size }));
-    else if (blob.base64) parts.push(blob.base64);
+    if (blob.base64) parts.push(blob.base64);
     else if (blob.bytes) parts.push(encodeBase64(blob.bytes));
     else parts.push({ base64Of: blob.source });
   }
