@@ -123,6 +123,31 @@ describe('prepared answers from the answer pack', () => {
         assert.deepEqual(errors, []);
       });
 
+      db.test(
+        'a resized image is kept once made: the same bytes and tag again, on every binding',
+        async () => {
+          const resized: Arguments = { bildID: 200, width: 40, height: 0, resizeModes: ['standard'] };
+          const size = pack.size;
+          const looked = lookups.length;
+          for (const round of ['made', 'kept'])
+            for (const binding of BINDINGS)
+              assert.equal(
+                await answerOf(packed, binding, 'getBild', resized),
+                await answerOf(pair.plain, binding, 'getBild', resized),
+                `${round} over ${binding}`,
+              );
+          assert.equal(pack.size, size + 2, 'its two layouts');
+          assert.deepEqual(
+            lookups.slice(looked),
+            ['miss', 'hit', 'miss', 'hit', 'hit', 'hit', 'hit', 'hit'],
+            'SOAP 1.1 made the compact one, HTTP GET the indented one; every other call found its layout',
+          );
+          const [sent, ofBytes] = await tags(packed, 'getBild', resized);
+          assert.equal(sent, ofBytes, 'the tag of its bytes');
+          assert.deepEqual(errors, []);
+        },
+      );
+
       db.test('the filler reads every prepared answer into the pack, and again after an import', async () => {
         const fillerDir = mkdtempSync(path.join(tmpdir(), 'scoop-answer-pack-filler-'));
         const ownLookups: string[] = [];

@@ -72,12 +72,23 @@ test('the resize queue is exported, and variant cache lookups are counted as hit
   assert.equal(value(text, 'scoop_resize_queue_length'), 0);
   assert.equal(value(text, 'scoop_resizes_running'), 0);
   assert.equal(value(text, 'scoop_log_lines_dropped'), 0);
-  // The same variant asked for in two spellings, so the whole-answer cache (keyed on the
-  // URL) does not answer the second: the variant cache does.
+  // The same variant asked for over HTTP GET and then SOAP, so neither the whole-answer cache
+  // (keyed on the request) nor the answer pack (which keeps the answer made in the GET's
+  // layout) answers the second: the variant cache does.
   const bild = `${url}/scoop/api/v6/public.asmx/getBild?bildID=201&width=40&height=30&resizeModes=fit`;
-  const reordered = `${url}/scoop/api/v6/public.asmx/getBild?height=30&width=40&bildID=201&resizeModes=fit`;
   assert.equal((await getFresh(bild, {}, 10_000)).status, 200);
-  assert.equal((await getFresh(reordered, {}, 10_000)).status, 200);
+  const soap = await fetch(`${url}/scoop/api/v6/public.asmx`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'text/xml; charset=utf-8',
+      soapaction: '"http://scoop.example.org/api/getBild"',
+    },
+    body:
+      '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>' +
+      '<getBild xmlns="http://scoop.example.org/api"><bildID>201</bildID><width>40</width><height>30</height>' +
+      '<resizeModes><resizeMode>fit</resizeMode></resizeModes></getBild></soap:Body></soap:Envelope>',
+  });
+  assert.equal(soap.status, 200, await soap.text());
   const after = await metrics();
   assert.equal(value(after, 'scoop_cache_lookups_total{cache="variants",result="miss"}'), 1);
   assert.equal(value(after, 'scoop_cache_lookups_total{cache="variants",result="hit"}'), 1);

@@ -182,6 +182,54 @@ describe('the answer pack', () => {
     pack.close();
   });
 
+  test('answers requests made are kept as prepared ones are, and every move to another version drops them', () => {
+    const pack = packOf();
+    const mark = { version: 3, token: 't3' };
+    pack.moveTo(mark);
+    pack.keep(3, 'getAnhang', '1', 'compact', { ...open, fragment: fragment('<one/>') }, NONE);
+    pack.keepMade(3, 'getBild made', '7 40x0 standard', 'compact', Buffer.from('<bild>QUJD</bild>'));
+    pack.keepMade(3, 'getBild made', '7 40x0 standard', 'indented', Buffer.from('\n  <bild>QUJD</bild>'));
+    const places: Array<[number, number]> = [];
+    assert.equal(
+      text(
+        pack.inside(
+          3,
+          'getBild made',
+          '7 40x0 standard',
+          'indented',
+          0,
+          never,
+          undefined,
+          (generation, slot) => places.push([generation, slot]),
+        ),
+      ),
+      '\n  <bild>QUJD</bild>',
+    );
+    pack.keepTag(places[0]![0], places[0]![1], '"made"');
+    assert.equal(pack.size, 3);
+    assert.equal(pack.tagged, 1);
+    // An import that names no change of image 7: what was made of its content still goes.
+    const changes = { answers: [{ operation: 'getAnhang', key: '2' }], blobs: [] };
+    assert.equal(pack.moveTo({ version: 4, token: 't4' }, { mark, changes }), 'advanced');
+    assert.equal(pack.size, 1);
+    assert.equal(pack.tagged, 0);
+    assert.equal(pack.inside(4, 'getBild made', '7 40x0 standard', 'compact', 0, never), undefined);
+    assert.equal(text(pack.inside(4, 'getAnhang', '1', 'compact', 0, never)), '<one/>');
+    assert.equal(pack.tagOf(places[0]![0], places[0]![1]), undefined);
+    // Made again of the new version, and kept until the next move.
+    pack.keepMade(4, 'getBild made', '7 40x0 standard', 'compact', Buffer.from('<bild>REVG</bild>'));
+    assert.equal(
+      text(pack.inside(4, 'getBild made', '7 40x0 standard', 'compact', 0, never)),
+      '<bild>REVG</bild>',
+    );
+    assert.equal(
+      pack.moveTo({ version: 5, token: 't5' }, { mark: { version: 4, token: 't4' }, changes }),
+      'advanced',
+    );
+    assert.equal(pack.size, 1);
+    pack.close();
+  });
+
   test('moved without changes of its own mark, it empties; once moved, keep() of another version keeps nothing', () => {
     const pack = packOf();
     pack.keep(3, 'getAnhang', '1', 'compact', { ...open, fragment: fragment('<a/>') }, NONE);

@@ -84,6 +84,9 @@ class Slots {
   }
 }
 
+/** What keepMade's answers refer to: none (their binaries are inline). */
+const NO_TEXTS: ReadonlyMap<number, Buffer> = new Map();
+
 /** A key that is a decimal integer is kept as a number: no string on the heap. */
 const INTEGER = /^(0|[1-9][0-9]{0,14})$/;
 
@@ -111,6 +114,8 @@ export class AnswerPack {
   private full = false;
   /** Each kept answer's slot, by layout and operation, then by key. */
   private readonly answers = new Map<string, Map<string | number, number>>();
+  /** Tables of answers requests made (keepMade): an import's changes never name them. */
+  private readonly made = new Set<string>();
   /** Each blob's base64 text's slot, by blob id. */
   private readonly texts = new Map<number, number>();
   /** The binary each whole text of several chunks stands for (xml/binary-text.ts), by its slot. */
@@ -248,6 +253,7 @@ export class AnswerPack {
       return this.emptyFor(to.version, to.token);
     for (const { operation, key } of since!.changes.answers)
       for (const layout of ['compact', 'indented'] as const) this.dropAnswer(operation, key, layout);
+    this.dropMade();
     for (const blobId of since!.changes.blobs) {
       const slot = this.texts.get(blobId);
       if (slot === undefined) continue;
@@ -333,6 +339,25 @@ export class AnswerPack {
     this.kept++;
   }
 
+  /**
+   * Keeps the inside of an answer a request's handler made of `version`'s content (a resized
+   * image: no import prepares it, prepare/prepared-operations.ts madeKeyOf), as keep() keeps
+   * a prepared one. The changes an import names never name such an answer, so the pack
+   * drops them all whenever it moves to another version.
+   */
+  keepMade(version: number, operation: string, key: string, layout: Layout, inside: Buffer): void {
+    const kept = this.kept;
+    this.keep(
+      version,
+      operation,
+      key,
+      layout,
+      { fragment: inside, visibleFrom: null, visibleUntil: null },
+      NO_TEXTS,
+    );
+    if (this.kept > kept) this.made.add(tableName(operation, layout));
+  }
+
   close(): void {
     if (this.fd === undefined) return;
     const fd = this.fd;
@@ -352,6 +377,22 @@ export class AnswerPack {
     const slot = table?.get(id);
     if (slot === undefined) return;
     table!.delete(id);
+    this.dropEntry(id, slot);
+  }
+
+  /** Drops every answer requests made (keepMade). */
+  private dropMade(): void {
+    for (const name of this.made) {
+      const table = this.answers.get(name);
+      if (table === undefined) continue;
+      this.answers.delete(name);
+      for (const [id, slot] of table) this.dropEntry(id, slot);
+    }
+    this.made.clear();
+  }
+
+  /** What an answer's entry held, once it is out of its table: its count, index bytes, tag and slot. */
+  private dropEntry(id: string | number, slot: number): void {
     this.kept--;
     // Its texts' entries stay counted: they are the texts', which stay.
     this.indexBytes -= ENTRY_BYTES + (typeof id === 'string' ? 2 * id.length : 0);
@@ -379,6 +420,7 @@ export class AnswerPack {
   /** Drops the index: nothing in the file is found any more. */
   private forget(): void {
     this.answers.clear();
+    this.made.clear();
     this.texts.clear();
     this.origins.clear();
     this.tags.clear();

@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
+import { type Arguments, OPERATIONS } from '../contract/operations.ts';
 import type { Snapshot, StoredBlob } from '../store/content-store.ts';
 import { type BinarySource, base64Length } from '../xml/binary.ts';
 import { wholeTextOrigin } from '../xml/binary-text.ts';
-import { binariesOf, type TextsAtHand } from './prepared-answer.ts';
+import { AnswerPack } from './answer-pack.ts';
+import { binariesOf, keepMade, madeInside, type TextsAtHand } from './prepared-answer.ts';
 
 /** The base64 cache's (cache/base64-cache.ts), which prepare/ may not import. */
 const WHOLE_TEXT_BYTES = 256 * 1024;
@@ -66,4 +71,35 @@ test('a text longer than TEXT_NOW_BYTES is never read whole', async () => {
     { base64Of: blob.source },
   ]);
   assert.deepEqual(reads, []);
+});
+
+test('a made answer is kept only of the version the handler read, inside its envelope, and only for a call made so', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'scoop-made-'));
+  const pack = AnswerPack.open({ dir, maxBytes: 1024 * 1024 });
+  try {
+    let version = 3;
+    const answers = { pack, version: () => version };
+    const getBild = OPERATIONS.find((op) => op.name === 'getBild')!;
+    const resized: Arguments = { bildID: 7, width: 40, height: 0, resizeModes: ['standard'] };
+    const envelope = [Buffer.from('<env>'), Buffer.from('</env>')] as const;
+    const found = () => madeInside(getBild, resized, 'compact', 0, { answers })?.map(String).join('');
+    keepMade(answers, getBild, { ...resized, width: 0 }, 'compact', 3, envelope, [
+      Buffer.from('<env><b/></env>'),
+    ]);
+    keepMade(answers, getBild, resized, 'compact', 3, envelope, [Buffer.from('<other><b/></env>')]);
+    keepMade(answers, getBild, resized, 'compact', 3, envelope, [Buffer.from('<env><b>\u0000</b></env>')]);
+    version = 4;
+    keepMade(answers, getBild, resized, 'compact', 3, envelope, [Buffer.from('<env><b/></env>')]);
+    assert.equal(pack.size, 0, 'as stored (prepared, not made), outside the envelope, a NUL, a version gone');
+    keepMade(answers, getBild, resized, 'compact', 4, envelope, [
+      Buffer.from('<env><b>'),
+      Buffer.from('QUJD</b></env>'),
+    ]);
+    assert.equal(found(), '<b>QUJD</b>');
+    assert.equal(madeInside(getBild, { ...resized, height: 30 }, 'compact', 0, { answers }), undefined);
+    assert.equal(madeInside(getBild, resized, 'indented', 0, { answers }), undefined, 'each layout its own');
+  } finally {
+    pack.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -114,6 +114,66 @@ export async function preparedInside(
   return read.parts;
 }
 
+/** The pack's table of an operation's answers requests made (madeKeyOf), apart from its prepared ones. */
+function madeName(operation: Operation): string {
+  return `${operation.name} made`;
+}
+
+/**
+ * The inside of the call's answer in `layout` when its handler made it before and the pack
+ * kept it (keepMade) for the store's version; undefined otherwise, and for a call whose
+ * answer is not kept so (prepared-operations.ts madeKeyOf).
+ */
+export function madeInside(
+  operation: Operation,
+  args: Arguments,
+  layout: Layout,
+  now: number,
+  { answers, allocate, packed }: PreparedSources,
+): BodyPart[] | undefined {
+  const key = preparedOperation(operation.name)?.madeKeyOf?.(args);
+  const version = answers?.version();
+  if (key === undefined || version === undefined) return undefined;
+  return answers!.pack.inside(
+    version,
+    madeName(operation),
+    key,
+    layout,
+    now,
+    () => undefined,
+    allocate,
+    packed,
+  );
+}
+
+/**
+ * Keeps the answer the call's handler made, `parts` in `envelope` (the binding's, around an
+ * inside in `layout`), for the next call: when its operation's answers are kept so
+ * (madeKeyOf), when the store's version was `version` before the handler read and still is
+ * (so the content it read is that version's), and when they are that envelope around an
+ * inside without references (its binaries inline).
+ */
+export function keepMade(
+  answers: AnswersAtHand,
+  operation: Operation,
+  args: Arguments,
+  layout: Layout,
+  version: number,
+  envelope: readonly [Buffer, Buffer],
+  parts: readonly Buffer[],
+): void {
+  const key = preparedOperation(operation.name)?.madeKeyOf?.(args);
+  if (key === undefined || answers.version() !== version) return;
+  const body = Buffer.concat(parts);
+  const [head, tail] = envelope;
+  if (body.length < head.length + tail.length) return;
+  if (!body.subarray(0, head.length).equals(head) || !body.subarray(body.length - tail.length).equals(tail))
+    return;
+  const inside = body.subarray(head.length, body.length - tail.length);
+  if (inside.includes(0)) return;
+  answers.pack.keepMade(version, madeName(operation), key, layout, inside);
+}
+
 /** The texts among `binaries` by their blob's id (streamed ones are left out). */
 export function textsByBlob(blobIds: readonly number[], binaries: readonly BodyPart[]): Map<number, Buffer> {
   const texts = new Map<number, Buffer>();

@@ -3,7 +3,8 @@
  * changes only at an import, so an answer that depends on nothing but stored content is
  * rendered then, once, instead of on every request: for each such operation, the record
  * kind whose records key its answers, the arguments a key stands for, and the key a call
- * asks for. getBild is prepared only as stored (0×0): a resized variant is made on request.
+ * asks for. getBild is prepared only as stored (0×0): a resized variant is made on request,
+ * and its answer then kept as a prepared one is (madeKeyOf).
  */
 import { createHash } from 'node:crypto';
 import { ARTIKEL_REFERENCES, emailKey, type RecordKind } from '../contract/documents.ts';
@@ -20,6 +21,12 @@ export interface PreparedOperation {
   argumentsOf(key: string): Arguments;
   /** The key a call's (coerced) arguments ask for; undefined: not answered from a prepared answer. */
   keyOf(args: Arguments): string | undefined;
+  /**
+   * For a call no import prepares but whose answer depends only on the content and the
+   * arguments (a resized image): the key it is kept under once its handler made it
+   * (prepared-answer.ts keepMade); undefined for any other call.
+   */
+  madeKeyOf?(args: Arguments): string | undefined;
 }
 
 function byId(name: OperationName, kind: RecordKind, param: string, shows: readonly RecordKind[] = []) {
@@ -43,6 +50,12 @@ export const PREPARED: readonly PreparedOperation[] = [
     ...byId('getBild', 'bilder', 'bildID'),
     argumentsOf: (key) => ({ bildID: Number(key), width: 0, height: 0, resizeModes: [] }),
     keyOf: (args) => (args.width === 0 && args.height === 0 ? String(args.bildID) : undefined),
+    // Everything a variant is made of but the process's own settings (background, largest
+    // dimension), which a pack, being the process's own, shares.
+    madeKeyOf: (args) =>
+      args.width === 0 && args.height === 0
+        ? undefined
+        : `${args.bildID} ${args.width}x${args.height} ${(args.resizeModes as readonly string[]).join(',')}`,
   },
   {
     name: 'getAbonnierteNewsletter',

@@ -122,6 +122,12 @@ export async function sendParts(
   res.end();
 }
 
+/** Whether every part is a buffer at hand (no binary to stream). */
+export function allBuffers(parts: readonly BodyPart[]): parts is readonly Buffer[] {
+  for (const part of parts) if (!Buffer.isBuffer(part)) return false;
+  return true;
+}
+
 /** The whole body as one buffer (binaries base64-encoded), for answers small enough to keep. */
 export async function materialize(parts: readonly BodyPart[]): Promise<Buffer> {
   if (parts.length === 1 && Buffer.isBuffer(parts[0])) return parts[0];

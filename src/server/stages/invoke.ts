@@ -3,10 +3,12 @@
  * the import prepared is sent in the binding's envelope (src/prepare/); otherwise the
  * operation's handler reads one consistent snapshot of the store, and the binding renders
  * the result with the operation's writer (compiled once at start-up from the contract).
+ * An answer no import prepares but that depends only on the content and the arguments (a
+ * resized image) is kept in the answer pack once made, and sent from there the next time.
  */
 
 import type { AnswerPack } from '../../prepare/answer-pack.ts';
-import { preparedInside } from '../../prepare/prepared-answer.ts';
+import { keepMade, madeInside, preparedInside } from '../../prepare/prepared-answer.ts';
 import { bindingNamed } from '../../protocol/bindings/registry.ts';
 import { coerceArguments } from '../../protocol/coerce.ts';
 import { invoke as invokeHandler } from '../../service/invoke.ts';
@@ -15,6 +17,7 @@ import type { AppContext } from '../app-context.ts';
 import { entityTag } from '../etag.ts';
 import type { Exchange } from '../exchange.ts';
 import type { Stage } from '../pipeline.ts';
+import { allBuffers } from '../send.ts';
 
 async function run(app: AppContext, exchange: Exchange): Promise<void> {
   const call = exchange.call!;
@@ -26,33 +29,38 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
     const { layout, wrap } = binding.prepared;
     const pack = binding.conditional ? app.answers?.pack : undefined;
     let packed: { generation: number; slot: number } | undefined;
-    const inside = await preparedInside(
-      app.store,
-      call.operation,
-      args,
-      layout,
-      app.now(),
-      (at) => {
-        expiresAt = Math.min(expiresAt, at);
-      },
-      {
-        texts: app.base64Cache?.keepsFiles ? app.base64Cache : undefined,
-        allocate: (length) => exchange.borrow(app.textBuffers, length),
-        answers: app.answers,
-        packed:
-          pack &&
-          ((generation, slot) => {
-            packed = { generation, slot };
-          }),
-      },
-    );
-    if (inside) {
-      const parts = wrap(writer, inside);
+    const sources = {
+      texts: app.base64Cache?.keepsFiles ? app.base64Cache : undefined,
+      allocate: (length: number) => exchange.borrow(app.textBuffers, length),
+      answers: app.answers,
+      packed:
+        pack &&
+        ((generation: number, slot: number) => {
+          packed = { generation, slot };
+        }),
+    };
+    const now = app.now();
+    const found =
+      (await preparedInside(
+        app.store,
+        call.operation,
+        args,
+        layout,
+        now,
+        (at) => {
+          expiresAt = Math.min(expiresAt, at);
+        },
+        sources,
+      )) ?? madeInside(call.operation, args, layout, now, sources);
+    if (found) {
+      const parts = wrap(writer, found);
       const tag = pack && packed && packedTag(pack, packed.generation, packed.slot, parts);
       exchange.answer = { parts, headers: undefined, expiresAt, tag };
       return;
     }
   }
+  // The version before the handler reads: its answer is kept only if the store still has it after.
+  const version = app.answers?.version();
   const result = await invokeHandler(call.operation, args, {
     ...app.service,
     expires: (at) => {
@@ -65,6 +73,11 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
   });
   const { parts, headers } = binding.render(writer, result, call, args);
   exchange.answer = { parts, headers, expiresAt };
+  if (binding.prepared && version !== undefined && headers === undefined && allBuffers(parts)) {
+    const { layout, wrap } = binding.prepared;
+    const [head, tail] = wrap(writer, []) as [Buffer, Buffer];
+    keepMade(app.answers!, call.operation, args, layout, version, [head, tail], parts);
+  }
 }
 
 /**
