@@ -230,6 +230,38 @@ describe('the answer pack', () => {
     pack.close();
   });
 
+  test('answers made before the first move are dropped at the next one, even after the pack was emptied for them', () => {
+    const pack = packOf();
+    pack.keep(4, 'getAnhang', '1', 'compact', { ...open, fragment: fragment('<one/>') }, NONE);
+    pack.keep(4, 'getAnhang', '2', 'compact', { ...open, fragment: fragment('<two/>') }, NONE);
+    // An import before any filler moved the pack: a request keeps version 5, which empties it.
+    pack.keepMade(5, 'getBild made', '7 40x0 standard', 'compact', Buffer.from('<bild>OLD</bild>'));
+    assert.equal(pack.size, 1);
+    assert.equal(pack.moveTo({ version: 5, token: 't5' }), 'kept');
+    const changes = { answers: [{ operation: 'getBild', key: '7' }], blobs: [] };
+    assert.equal(
+      pack.moveTo({ version: 6, token: 't6' }, { mark: { version: 5, token: 't5' }, changes }),
+      'advanced',
+    );
+    assert.equal(pack.inside(6, 'getBild made', '7 40x0 standard', 'compact', 0, never), undefined);
+    assert.equal(pack.size, 0);
+    // Once moved, a made answer of another version is not kept either.
+    pack.keepMade(7, 'getBild made', '7 40x0 standard', 'compact', Buffer.from('<bild>NEW</bild>'));
+    assert.equal(pack.size, 0);
+    pack.close();
+  });
+
+  test('made answers take at most an eighth of the file, and never make the pack full for prepared ones', () => {
+    const pack = packOf({ maxBytes: 8 * 1024 });
+    const big = Buffer.alloc(600, 0x41);
+    pack.keepMade(3, 'getBild made', 'a', 'compact', big);
+    pack.keepMade(3, 'getBild made', 'b', 'compact', big);
+    assert.equal(pack.size, 1, 'the second is past 1 KiB');
+    pack.keep(3, 'getAnhang', '1', 'compact', { ...open, fragment: Buffer.alloc(6000, 0x42) }, NONE);
+    assert.equal(pack.size, 2, 'a prepared answer still fits');
+    pack.close();
+  });
+
   test('moved without changes of its own mark, it empties; once moved, keep() of another version keeps nothing', () => {
     const pack = packOf();
     pack.keep(3, 'getAnhang', '1', 'compact', { ...open, fragment: fragment('<a/>') }, NONE);

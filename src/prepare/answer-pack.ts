@@ -84,6 +84,8 @@ class Slots {
   }
 }
 
+/** keepMade's answers may take a MADE_SHARE-th of the file and of the index. */
+const MADE_SHARE = 8;
 /** What keepMade's answers refer to: none (their binaries are inline). */
 const NO_TEXTS: ReadonlyMap<number, Buffer> = new Map();
 
@@ -116,6 +118,9 @@ export class AnswerPack {
   private readonly answers = new Map<string, Map<string | number, number>>();
   /** Tables of answers requests made (keepMade): an import's changes never name them. */
   private readonly made = new Set<string>();
+  /** What those answers take of the file and of the index. */
+  private madeBytes = 0;
+  private madeIndexBytes = 0;
   /** Each blob's base64 text's slot, by blob id. */
   private readonly texts = new Map<number, number>();
   /** The binary each whole text of several chunks stands for (xml/binary-text.ts), by its slot. */
@@ -283,7 +288,7 @@ export class AnswerPack {
   /**
    * Keeps `answer` of `version`, read from the store, with the base64 text of each blob its
    * fragment refers to that the pack does not hold yet. A newer version empties the pack
-   * first; an answer without one of its texts is not kept.
+   * first; an answer without one of its texts is not kept. True when it was kept now.
    */
   keep(
     version: number,
@@ -292,26 +297,26 @@ export class AnswerPack {
     layout: Layout,
     answer: PackableAnswer,
     texts: ReadonlyMap<number, Buffer>,
-  ): void {
-    if (!this.takes(version)) return;
+  ): boolean {
+    if (!this.takes(version)) return false;
     if (version !== this.version) {
       // Any other version, lower too (a store restored from a backup), is the content now;
       // but a pack a filler moves keeps what did not change, and only moveTo knows what.
-      if (this.followed) return;
+      if (this.followed) return false;
       this.empty(version);
     }
-    if (this.fd === undefined) return;
+    if (this.fd === undefined) return false;
     const name = tableName(operation, layout);
     const table = this.answers.get(name) ?? new Map<string | number, number>();
     const id = indexKey(key);
-    if (table.has(id)) return;
+    if (table.has(id)) return false;
     const { blobIds } = splitFragment(answer.fragment);
     let needed = answer.fragment.length;
     let marked = 0;
     for (const blobId of blobIds) {
       if (this.texts.has(blobId)) continue;
       const text = texts.get(blobId);
-      if (!text) return;
+      if (!text) return false;
       needed += text.length;
       if (wholeTextOrigin(text)) marked++;
     }
@@ -319,24 +324,25 @@ export class AnswerPack {
       ENTRY_BYTES + (typeof id === 'string' ? 2 * id.length : 0) + ENTRY_BYTES * (blobIds.length + marked);
     if (this.written + needed > this.options.maxBytes || this.indexBytes + indexBytes > this.maxIndexBytes) {
       this.full = true;
-      return;
+      return false;
     }
     for (const blobId of blobIds) {
       if (this.texts.has(blobId)) continue;
       const text = texts.get(blobId)!;
       const at = this.write(text);
-      if (at === undefined) return;
+      if (at === undefined) return false;
       const slot = this.slots.add(at, text.length, null, null);
       this.texts.set(blobId, slot);
       const origin = wholeTextOrigin(text);
       if (origin !== undefined) this.origins.set(slot, origin);
     }
     const at = this.write(answer.fragment);
-    if (at === undefined) return;
+    if (at === undefined) return false;
     table.set(id, this.slots.add(at, answer.fragment.length, answer.visibleFrom, answer.visibleUntil));
     this.answers.set(name, table);
     this.indexBytes += indexBytes;
     this.kept++;
+    return true;
   }
 
   /**
@@ -346,16 +352,30 @@ export class AnswerPack {
    * drops them all whenever it moves to another version.
    */
   keepMade(version: number, operation: string, key: string, layout: Layout, inside: Buffer): void {
-    const kept = this.kept;
-    this.keep(
-      version,
-      operation,
-      key,
-      layout,
-      { fragment: inside, visibleFrom: null, visibleUntil: null },
-      NO_TEXTS,
-    );
-    if (this.kept > kept) this.made.add(tableName(operation, layout));
+    // Their own share of the file and the index: clients choose the sizes and modes, and
+    // must not crowd out prepared answers nor make the pack full for them.
+    const indexBytes = ENTRY_BYTES + 2 * key.length;
+    if (
+      this.madeBytes + inside.length > this.options.maxBytes / MADE_SHARE ||
+      this.madeIndexBytes + indexBytes > this.maxIndexBytes / MADE_SHARE ||
+      this.written + inside.length > this.options.maxBytes ||
+      this.indexBytes + indexBytes > this.maxIndexBytes
+    )
+      return;
+    if (
+      !this.keep(
+        version,
+        operation,
+        key,
+        layout,
+        { fragment: inside, visibleFrom: null, visibleUntil: null },
+        NO_TEXTS,
+      )
+    )
+      return;
+    this.made.add(tableName(operation, layout));
+    this.madeBytes += inside.length;
+    this.madeIndexBytes += indexBytes;
   }
 
   close(): void {
@@ -389,6 +409,8 @@ export class AnswerPack {
       for (const [id, slot] of table) this.dropEntry(id, slot);
     }
     this.made.clear();
+    this.madeBytes = 0;
+    this.madeIndexBytes = 0;
   }
 
   /** What an answer's entry held, once it is out of its table: its count, index bytes, tag and slot. */
@@ -421,6 +443,8 @@ export class AnswerPack {
   private forget(): void {
     this.answers.clear();
     this.made.clear();
+    this.madeBytes = 0;
+    this.madeIndexBytes = 0;
     this.texts.clear();
     this.origins.clear();
     this.tags.clear();

@@ -81,16 +81,21 @@ test('a made answer is kept only of the version the handler read, inside its env
     const answers = { pack, version: () => version };
     const getBild = OPERATIONS.find((op) => op.name === 'getBild')!;
     const resized: Arguments = { bildID: 7, width: 40, height: 0, resizeModes: ['standard'] };
-    const envelope = [Buffer.from('<env>'), Buffer.from('</env>')] as const;
+    const envelope = () => [Buffer.from('<env>'), Buffer.from('</env>')] as const;
     const found = () => madeInside(getBild, resized, 'compact', 0, { answers })?.map(String).join('');
     keepMade(answers, getBild, { ...resized, width: 0 }, 'compact', 3, envelope, [
       Buffer.from('<env><b/></env>'),
     ]);
     keepMade(answers, getBild, resized, 'compact', 3, envelope, [Buffer.from('<other><b/></env>')]);
+    keepMade(answers, getBild, resized, 'compact', 3, envelope, [Buffer.from('<env><b/></other>')]);
     keepMade(answers, getBild, resized, 'compact', 3, envelope, [Buffer.from('<env><b>\u0000</b></env>')]);
     version = 4;
     keepMade(answers, getBild, resized, 'compact', 3, envelope, [Buffer.from('<env><b/></env>')]);
-    assert.equal(pack.size, 0, 'as stored (prepared, not made), outside the envelope, a NUL, a version gone');
+    assert.equal(
+      pack.size,
+      0,
+      'as stored (prepared, not made), outside the envelope (head, tail), a NUL, a version gone',
+    );
     keepMade(answers, getBild, resized, 'compact', 4, envelope, [
       Buffer.from('<env><b>'),
       Buffer.from('QUJD</b></env>'),

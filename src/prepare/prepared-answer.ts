@@ -147,11 +147,12 @@ export function madeInside(
 }
 
 /**
- * Keeps the answer the call's handler made, `parts` in `envelope` (the binding's, around an
- * inside in `layout`), for the next call: when its operation's answers are kept so
- * (madeKeyOf), when the store's version was `version` before the handler read and still is
- * (so the content it read is that version's), and when they are that envelope around an
- * inside without references (its binaries inline).
+ * Keeps the answer the call's handler made, `parts` in its binding's envelope (`envelope()`:
+ * the envelope's head and tail around an inside in `layout`), for the next call: when its
+ * operation's answers are kept so (madeKeyOf), when the store said it had `version` before
+ * the handler read and still says so (the content read is that version's, or a newer one's
+ * the store had not said yet: the pack's next move drops it either way), and when the parts
+ * are that envelope around an inside without references (its binaries inline).
  */
 export function keepMade(
   answers: AnswersAtHand,
@@ -159,13 +160,13 @@ export function keepMade(
   args: Arguments,
   layout: Layout,
   version: number,
-  envelope: readonly [Buffer, Buffer],
+  envelope: () => readonly [Buffer, Buffer],
   parts: readonly Buffer[],
 ): void {
   const key = preparedOperation(operation.name)?.madeKeyOf?.(args);
   if (key === undefined || answers.version() !== version) return;
   const body = Buffer.concat(parts);
-  const [head, tail] = envelope;
+  const [head, tail] = envelope();
   if (body.length < head.length + tail.length) return;
   if (!body.subarray(0, head.length).equals(head) || !body.subarray(body.length - tail.length).equals(tail))
     return;

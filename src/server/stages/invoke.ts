@@ -73,10 +73,11 @@ async function run(app: AppContext, exchange: Exchange): Promise<void> {
   });
   const { parts, headers } = binding.render(writer, result, call, args);
   exchange.answer = { parts, headers, expiresAt };
+  // SOAP's and HTTP's answers have no headers of their own; the check keeps it so.
   if (binding.prepared && version !== undefined && headers === undefined && allBuffers(parts)) {
     const { layout, wrap } = binding.prepared;
-    const [head, tail] = wrap(writer, []) as [Buffer, Buffer];
-    keepMade(app.answers!, call.operation, args, layout, version, [head, tail], parts);
+    const envelope = () => wrap(writer, []) as [Buffer, Buffer];
+    keepMade(app.answers!, call.operation, args, layout, version, envelope, parts);
   }
 }
 
