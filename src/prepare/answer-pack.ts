@@ -322,7 +322,7 @@ export class AnswerPack {
     }
     const indexBytes =
       ENTRY_BYTES + (typeof id === 'string' ? 2 * id.length : 0) + ENTRY_BYTES * (blobIds.length + marked);
-    if (this.written + needed > this.options.maxBytes || this.indexBytes + indexBytes > this.maxIndexBytes) {
+    if (!this.fits(needed, indexBytes)) {
       this.full = true;
       return false;
     }
@@ -353,13 +353,12 @@ export class AnswerPack {
    */
   keepMade(version: number, operation: string, key: string, layout: Layout, inside: Buffer): void {
     // Their own share of the file and the index: clients choose the sizes and modes, and
-    // must not crowd out prepared answers nor make the pack full for them.
+    // must not crowd out prepared answers nor make the pack full for them (keep() would).
     const indexBytes = ENTRY_BYTES + 2 * key.length;
     if (
       this.madeBytes + inside.length > this.options.maxBytes / MADE_SHARE ||
       this.madeIndexBytes + indexBytes > this.maxIndexBytes / MADE_SHARE ||
-      this.written + inside.length > this.options.maxBytes ||
-      this.indexBytes + indexBytes > this.maxIndexBytes
+      !this.fits(inside.length, indexBytes)
     )
       return;
     if (
@@ -376,6 +375,13 @@ export class AnswerPack {
     this.made.add(tableName(operation, layout));
     this.madeBytes += inside.length;
     this.madeIndexBytes += indexBytes;
+  }
+
+  /** Whether `bytes` more of the file and `indexBytes` more of the index are within the bounds. */
+  private fits(bytes: number, indexBytes: number): boolean {
+    return (
+      this.written + bytes <= this.options.maxBytes && this.indexBytes + indexBytes <= this.maxIndexBytes
+    );
   }
 
   close(): void {

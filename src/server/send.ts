@@ -101,7 +101,7 @@ export async function sendParts(
     res.end(parts[0]);
     return;
   }
-  if (length <= BYTES_IN_FLIGHT && parts.every((part) => Buffer.isBuffer(part))) {
+  if (length <= BYTES_IN_FLIGHT && allBuffers(parts)) {
     // All at hand and within the bound: nothing to wait for between pieces, so they are
     // written in this turn (one writev once node uncorks) without a promise or callback each.
     for (const part of parts) res.write(part, ignore);

@@ -15,7 +15,7 @@ import { entityTag } from '../etag.ts';
 import type { Exchange } from '../exchange.ts';
 import type { Stage } from '../pipeline.ts';
 import { cachedHead, MAX_CACHED_ANSWER } from '../response-cache.ts';
-import { materialize, sendParts } from '../send.ts';
+import { allBuffers, materialize, sendParts } from '../send.ts';
 
 async function send(app: AppContext, exchange: Exchange): Promise<void> {
   const call = exchange.call!;
@@ -45,7 +45,7 @@ async function send(app: AppContext, exchange: Exchange): Promise<void> {
     });
     parts = [body];
   }
-  if (responses !== undefined && length <= MAX_CACHED_ANSWER && parts.every((part) => Buffer.isBuffer(part)))
+  if (responses !== undefined && length <= MAX_CACHED_ANSWER && allBuffers(parts))
     responses.keepInFile(
       key!,
       {
