@@ -1,5 +1,6 @@
 /** `scoop <command>`: thin over the core; parses argv, prints, sets the exit code. */
 import { StoreLocationError, StoreUnavailableError } from '../store/content-store.ts';
+import { keepTickShape } from '../support/tick-shape.ts';
 import { UsageError } from './usage.ts';
 import { version } from './version.ts';
 
@@ -35,6 +36,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 };
 
 export async function main(argv: string[]): Promise<number> {
+  // First, before a collection can free what it keeps alive (support/tick-shape.ts).
+  keepTickShape();
   const [name, ...rest] = argv;
   if (name === '--version' || name === '-V' || name === 'version') {
     process.stdout.write(`scoop ${version()}\n`);
