@@ -27,7 +27,11 @@ type Command = (args: string[]) => Promise<number>;
  * `scoop token` about 150 ms of start (docs/performance.md, "The nineteenth round").
  */
 const COMMANDS: Record<string, () => Promise<Command>> = {
-  serve: async () => (await import('./serve-command.ts')).serveCommand,
+  serve: async () => {
+    // Before the server's first full collection can free the maps V8 recorded for nextTick.
+    keepTickShape();
+    return (await import('./serve-command.ts')).serveCommand;
+  },
   import: async () => (await import('./import-command.ts')).importCommand,
   token: async () => (await import('./token-command.ts')).tokenCommand,
   migrate: async () => (await import('./migrate-command.ts')).migrateCommand,
@@ -36,8 +40,6 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 };
 
 export async function main(argv: string[]): Promise<number> {
-  // First, before a collection can free what it keeps alive (support/tick-shape.ts).
-  keepTickShape();
   const [name, ...rest] = argv;
   if (name === '--version' || name === '-V' || name === 'version') {
     process.stdout.write(`scoop ${version()}\n`);

@@ -10,7 +10,6 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { keepTickShape, tickShapeKept } from './tick-shape.ts';
 
 const MODULE = new URL('./tick-shape.ts', import.meta.url).href;
 
@@ -44,7 +43,7 @@ function literalStates(keep: boolean): string[] {
         timeout: 60_000,
       },
     );
-    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.status, 0, `${run.error ?? run.signal ?? ''} ${run.stderr}`);
     const printed = readFileSync(file, 'utf8');
     return [...printed.matchAll(/DefineKeyedOwnPropertyInLiteral (\w+)/g)].map((m) => m[1]!);
   } finally {
@@ -55,6 +54,7 @@ function literalStates(keep: boolean): string[] {
 
 test('without the keeper a collection costs nextTick its record; with it the record stays', (t) => {
   const without = literalStates(false);
+  assert.ok(without.length > 0, 'V8 printed the literal slots of nextTick without the keeper');
   if (!without.includes('MEGAMORPHIC')) {
     t.skip(`this node keeps nextTick's literal monomorphic by itself (${without.join(', ')})`);
     return;
@@ -66,11 +66,4 @@ test('without the keeper a collection costs nextTick its record; with it the rec
     [],
     `every slot monomorphic: ${kept.join(', ')}`,
   );
-});
-
-test('keepTickShape holds one tick object, and asking again keeps the same', () => {
-  keepTickShape();
-  assert.ok(tickShapeKept());
-  keepTickShape();
-  assert.ok(tickShapeKept());
 });

@@ -1,17 +1,10 @@
 /**
- * Keeps process.nextTick cheap for the life of the process.
- *
- * Node 20's nextTick queues an object literal with computed keys
- * (`{ [async_id_symbol]: …, [trigger_async_id_symbol]: …, callback, args }`, lib/internal/
- * process/task_queues.js). V8 (11.3) records, per key of such a literal, the one hidden class
- * (map) it saw, and holds it weakly; its runtime (Runtime_DefineKeyedOwnPropertyInLiteral)
- * turns the site megamorphic for good the first time the recorded map differs, and a map the
- * garbage collector freed differs from every map. A server's tick objects live for a turn of
- * the event loop, so a full collection while none is queued frees their maps, and from the
- * next request on every nextTick (about ten a request, all node's own) goes through V8's
- * runtime: about 3 µs a request, and slower code around it (docs/performance.md, "The
- * thirty-second round"). One tick object held for the life of the process keeps its maps,
- * and the literal's record, alive.
+ * Keeps process.nextTick's optimized code on its fast path for the life of the process.
+ * Node 20's nextTick queues a literal with computed keys; V8 records, weakly, the one map
+ * each key saw and turns the key megamorphic for good when a map differs, as a freed one
+ * does. A full collection while no tick is queued frees those maps, and from then on every
+ * tick (about ten a request) is defined through V8's runtime. Holding one tick object keeps
+ * its maps, and so the record, alive (docs/performance.md, "The thirty-second round").
  */
 import { createHook } from 'node:async_hooks';
 
@@ -19,10 +12,18 @@ let kept: object | undefined;
 
 function noop(): void {}
 
-/** Holds one of node's tick objects from now on; the earlier at start, the better. */
+/**
+ * Holds one of node's tick objects from now on. Must run before the first full collection
+ * that follows the first nextTick, or the record is already lost: first thing at start.
+ *
+ * The async hook that sees it is on for one call, but enabling any hook installs promise
+ * hooks, which turns off for good V8's inlining of promise operations (its PromiseHook
+ * protector): an async call about 15% dearer in a micro-benchmark. The other way to reach a tick object,
+ * `executionAsyncResource()`, sends every native callback through a JavaScript trampoline
+ * for good instead, which cost a repeated request more (docs/performance.md).
+ */
 export function keepTickShape(): void {
   if (kept !== undefined) return;
-  // The init hook is the one public way to see a tick object; it is on for one call only.
   const hook = createHook({
     init(_asyncId, type, _triggerAsyncId, resource) {
       if (type === 'TickObject' && kept === undefined) kept = resource;
@@ -34,9 +35,4 @@ export function keepTickShape(): void {
   } finally {
     hook.disable();
   }
-}
-
-/** Whether a tick object is held (for tests). */
-export function tickShapeKept(): boolean {
-  return kept !== undefined;
 }
