@@ -18,9 +18,10 @@ function noop(): void {}
  *
  * The async hook that sees it is on for one call, but enabling any hook installs promise
  * hooks, which turns off for good V8's inlining of promise operations (its PromiseHook
- * protector): an async call about 15% dearer in a micro-benchmark. The other way to reach a tick object,
- * `executionAsyncResource()`, sends every native callback through a JavaScript trampoline
- * for good instead, which cost a repeated request more (docs/performance.md).
+ * protector): an async call about 15% dearer in a micro-benchmark. The other way to reach
+ * a tick object, `executionAsyncResource()`, sends every native callback through a
+ * JavaScript trampoline for good instead, which cost a repeated request more
+ * (docs/performance.md).
  */
 export function keepTickShape(): void {
   if (kept !== undefined) return;
